@@ -1,0 +1,52 @@
+# The two commands of the README, `make run` and `make test`, each do every set-up step themselves:
+# system packages (packaging/bootstrap), the virtualenv, the pinned dependencies, the project.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# mypy sees the installed names (cairn.app, ...) through a tree of links, because an editable
+# install resolves them with an import hook that mypy does not run.
+TYPECHECK_ROOT := build/typecheck
+
+.PHONY: run test check lint typecheck pytest bench format install clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/bootstrap
+	packaging/bootstrap
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+		-r requirements.lock -r requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+		--no-build-isolation -e .
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/cairn demo
+
+test: check pytest
+
+check: lint typecheck
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP)
+	mkdir -p $(TYPECHECK_ROOT)/cairn
+	for pkg in app storage ingest; do ln -sfn $(CURDIR)/$$pkg $(TYPECHECK_ROOT)/cairn/$$pkg; done
+	cd $(TYPECHECK_ROOT) && MYPYPATH=. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
+		-p cairn.app -p cairn.storage -p cairn.ingest
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

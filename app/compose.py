@@ -1,0 +1,87 @@
+"""The composition root: the one place that reads configuration and wires vault, pack,
+embedder and service together. The CLI, the window and the server receive a ``MemoryService``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from cairn.app import receipts
+from cairn.app.clock import now_iso
+from cairn.app.embedder import Embedder, default_embedder
+from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.packs import DEFAULT_PACK, Pack
+from cairn.app.service import MemoryService
+from cairn.storage import records
+from cairn.storage.vault import Vault
+
+APP_NAME = "cairn"
+DEFAULT_SCOPE = "personal"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Where things live. Environment variables win so tests and scripts can redirect them."""
+
+    data_dir: Path
+
+    @classmethod
+    def from_environment(cls) -> Config:
+        data = os.environ.get("CAIRN_DATA_DIR") or platformdirs.user_data_dir(APP_NAME)
+        return cls(Path(data))
+
+    @property
+    def default_vault(self) -> Path:
+        return self.data_dir / "vault.cairn"
+
+    def ensure_data_dir(self) -> Path:
+        # 0700: the data dir holds the vault and nothing in it is anyone else's business.
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return self.data_dir
+
+
+def create_vault(
+    path: Path, passphrase: str, *, pack: Pack | None = None, embedder: Embedder | None = None,
+    with_embedder: bool = True,
+) -> MemoryService:
+    """Create a new vault with a pack and the default scope, and return its service."""
+    pack = pack or Pack.bundled(DEFAULT_PACK)
+    if with_embedder and embedder is None:
+        embedder = default_embedder()  # fail before creating a file if the model is broken
+    vault = Vault.create(path, passphrase)
+    try:
+        with vault.write() as conn:
+            pack.install(conn)
+            records.set_setting(conn, "pack", {"name": pack.name, "version": pack.version})
+            records.set_setting(conn, "created_at", now_iso())
+            records.add_scope(conn, DEFAULT_SCOPE, now_iso())
+            receipts.append(conn, "create", {})
+        return _service(vault, embedder)
+    except BaseException:
+        vault.close()
+        raise
+
+
+def open_vault(
+    path: Path, passphrase: str, *, embedder: Embedder | None = None, with_embedder: bool = True
+) -> MemoryService:
+    """Open an existing vault; the embedder defaults to the bundled one."""
+    if with_embedder and embedder is None:
+        embedder = default_embedder()
+    vault = Vault.open(path, passphrase)
+    try:
+        return _service(vault, embedder)
+    except BaseException:
+        vault.close()
+        raise
+
+
+def _service(vault: Vault, embedder: Embedder | None) -> MemoryService:
+    with vault.read() as conn:
+        meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
+        pack = Pack.from_vault(conn, meta["name"], meta["version"])
+    return MemoryService(vault, pack, EmbeddingSpace(vault, embedder))

@@ -1,0 +1,134 @@
+"""The vault's embedding space for the active embedder: its state, its index, its rebuild.
+
+A vault's vectors belong to the embedder that made them (its identity names the space). When the
+vault is opened with another embedder, or some memories were stored without a vector, vector
+search stays off until ``rebuild`` has embedded every memory into the active space: a search
+that compares vectors from two models, or silently skips memories, would be wrong without
+saying so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cairn.app.clock import now_iso
+from cairn.app.embedder import Embedder
+from cairn.app.text import searchable_text
+from cairn.storage import vectors
+from cairn.storage.vault import Vault
+
+FloatArray = vectors.FloatMatrix
+Progress = Callable[[int, int], None]
+REBUILD_BATCH = 64
+
+
+class EmbeddingSpace:
+    def __init__(self, vault: Vault, embedder: Embedder | None) -> None:
+        self._vault = vault
+        self.embedder = embedder
+        self.index: vectors.VectorIndex | None = None
+        self.ready = False
+        if embedder is None:
+            return
+        space = embedder.identity
+        with vault.write() as conn:
+            state = vectors.space_state(conn, space)
+            # Checking for memories without a vector scans the vault: only when in doubt.
+            if state != "ready" and not vectors.seqs_without_vector(conn, space, limit=1):
+                state = "ready"
+            state = state or "building"
+            vectors.ensure_space(conn, space, embedder.dim, state, now_iso())
+            vectors.set_space_state(conn, space, state)
+        with vault.read() as conn:
+            self.index = vectors.VectorIndex.load(conn, embedder.identity, embedder.dim)
+        self.ready = state == "ready"
+
+    @property
+    def identity(self) -> str | None:
+        return None if self.embedder is None else self.embedder.identity
+
+    def status_note(self) -> str | None:
+        if self.embedder is None:
+            return "vector search is off: no embedder is loaded"
+        if not self.ready:
+            return "vector search is off until the vectors are rebuilt (`cairn reindex`)"
+        return None
+
+    # -- write path ---------------------------------------------------------------------------
+
+    def embed(self, text: str) -> FloatArray | None:
+        """The vector for one memory's searchable text, or None without an embedder."""
+        if self.embedder is None:
+            return None
+        return self.embedder.embed([text])[0]
+
+    def store(self, conn: Any, seq: int, vector: FloatArray | None, scope: str, status: str) -> None:
+        """Inside the caller's transaction: persist the vector, and mirror it once committed."""
+        if vector is None:
+            # A memory without a vector makes every space incomplete until a rebuild.
+            vectors.mark_all_spaces_incomplete(conn)
+            self.ready = False
+            return
+        assert self.embedder is not None and self.index is not None
+        vectors.store(conn, self.embedder.identity, seq, vector)
+        index = self.index
+        self._vault.after_commit(lambda: index.add(seq, vector, scope, status))
+
+    def status_changed(self, seq: int, status: str) -> None:
+        if self.index is not None:
+            index = self.index
+            self._vault.after_commit(lambda: index.set_status(seq, status))
+
+    # -- read path ----------------------------------------------------------------------------
+
+    def query_vector(self, query: str) -> FloatArray | None:
+        if self.embedder is None or not self.ready:
+            return None
+        return self.embedder.embed([query])[0]
+
+    # -- rebuild ------------------------------------------------------------------------------
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Embed every memory that lacks a vector in the active space; returns how many.
+
+        Works in batches, each committed on its own, so an interrupted rebuild resumes where it
+        stopped. Vectors of other spaces are dropped once this one is complete.
+        """
+        if self.embedder is None or self.index is None:
+            return 0
+        space = self.embedder.identity
+        with self._vault.read() as conn:
+            missing = vectors.seqs_without_vector(conn, space)
+        total = len(missing)
+        done = 0
+        if progress:
+            progress(done, total)
+        for start in range(0, total, REBUILD_BATCH):
+            batch = missing[start : start + REBUILD_BATCH]
+            with self._vault.read() as conn:
+                rows = _texts_of(conn, batch)
+            embedded = self.embedder.embed([text for _, text, _, _ in rows])
+            with self._vault.write() as conn:
+                for (seq, _, scope, status), vector in zip(rows, embedded, strict=True):
+                    self.store(conn, seq, np.asarray(vector, dtype=np.float32), scope, status)
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        with self._vault.write() as conn:
+            if not vectors.seqs_without_vector(conn, space):
+                vectors.set_space_state(conn, space, "ready")
+                vectors.drop_other_spaces(conn, space)
+                self.ready = True
+        return total
+
+
+def _texts_of(conn: Any, seqs: list[int]) -> list[tuple[int, str, str, str]]:
+    return [
+        (r["seq"], searchable_text(r["title"], r["body"], json.loads(r["attrs"])), r["scope"],
+         r["status"])
+        for r in vectors.nodes_to_embed(conn, seqs)
+    ]

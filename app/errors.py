@@ -1,0 +1,90 @@
+"""Every error Cairn raises on purpose, as one tree.
+
+The root and the vault errors are defined in ``cairn.storage.errors`` (the lowest layer, so every
+layer can raise under one root without importing upwards) and re-exported here. Anything that
+is not a ``CairnError`` is a bug and is allowed to propagate.
+
+    CairnError
+     ├── VaultError                  a vault file (has .path)
+     │    ├── VaultNotFound, VaultExists, NotAVault
+     │    ├── WrongPassphrase
+     │    ├── SchemaTooNew
+     │    ├── VaultBusy, DiskFull, VaultCorrupt, VaultClosed
+     │    └── RowRejected            the schema refused a row (pack validation)
+     ├── EmbedderError               (cairn.app.embedder)
+     │    ├── ModelMissing
+     │    └── ModelCorrupt
+     ├── PackError                   a pack file is malformed
+     ├── InvalidRequest              an argument outside what the contract accepts
+     │    ├── UnknownScope
+     │    └── UnknownType
+     └── NodeNotFound                an id that does not exist in the caller's scopes
+"""
+
+from __future__ import annotations
+
+from cairn.storage.errors import (
+    CairnError,
+    DiskFull,
+    NotAVault,
+    RowRejected,
+    SchemaTooNew,
+    VaultBusy,
+    VaultClosed,
+    VaultCorrupt,
+    VaultError,
+    VaultExists,
+    VaultNotFound,
+    WrongPassphrase,
+)
+
+__all__ = [
+    "CairnError",
+    "DiskFull",
+    "InvalidRequest",
+    "NodeNotFound",
+    "NotAVault",
+    "PackError",
+    "RowRejected",
+    "SchemaTooNew",
+    "UnknownScope",
+    "UnknownType",
+    "VaultBusy",
+    "VaultClosed",
+    "VaultCorrupt",
+    "VaultError",
+    "VaultExists",
+    "VaultNotFound",
+    "WrongPassphrase",
+]
+
+
+class PackError(CairnError):
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"The pack {source} is malformed: {problem}.")
+        self.source = source
+
+
+class InvalidRequest(CairnError):
+    """An argument outside what the service accepts (a limit over 25, a depth over 4, ...)."""
+
+
+class UnknownScope(InvalidRequest):
+    def __init__(self, scope: str, known: list[str]) -> None:
+        super().__init__(
+            f"There is no scope {scope!r} (known: {', '.join(known) or 'none'}). "
+            f"Create it with `cairn scope add {scope}`."
+        )
+        self.scope = scope
+
+
+class UnknownType(InvalidRequest):
+    def __init__(self, type_name: str, known: list[str]) -> None:
+        super().__init__(f"There is no node type {type_name!r}; the pack has {', '.join(known)}.")
+        self.type_name = type_name
+
+
+class NodeNotFound(CairnError):
+    def __init__(self, node_id: str) -> None:
+        super().__init__(f"No memory with id {node_id} (in the scopes you can see).")
+        self.node_id = node_id

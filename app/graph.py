@@ -1,0 +1,119 @@
+"""Reading the graph: full nodes with their edges (``get``) and bounded reach (``traverse``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cairn.app.errors import InvalidRequest, NodeNotFound
+from cairn.app.models import (
+    ALL_STATUSES,
+    EdgeSummary,
+    GetResponse,
+    Node,
+    NodeDetail,
+    Reached,
+    TraverseResponse,
+)
+from cairn.app.packs import Pack
+from cairn.storage import graph_rows
+from cairn.storage.vault import Vault
+
+MAX_GET = 25
+EDGES_PER_NODE = 50  # a hub's edge list is capped; the response says when it was cut
+MAX_DEPTH = 4
+MAX_REACHED = 500  # traverse stops here and says so, instead of walking a whole hub
+DIRECTIONS = ("out", "in", "both")
+
+
+def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
+    ids = list(dict.fromkeys(ids))
+    if not 1 <= len(ids) <= MAX_GET:
+        raise InvalidRequest(f"Get takes between 1 and {MAX_GET} ids.")
+    scopes = list(scopes)
+    with vault.read() as conn:
+        rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, ids, scopes)}
+        edges = graph_rows.edges_touching(conn, list(rows), scopes, statuses=ALL_STATUSES)
+    by_node: dict[str, list[EdgeSummary]] = {node_id: [] for node_id in rows}
+    for e in edges:
+        by_node[e["near_id"]].append(
+            EdgeSummary(
+                e["type"], e["layer"], e["direction"], e["other_id"], e["other_type"],
+                e["other_title"], e["rationale"],
+            )
+        )
+    details = [
+        NodeDetail(
+            Node.from_row(rows[node_id]),
+            by_node[node_id][:EDGES_PER_NODE],
+            len(by_node[node_id]) > EDGES_PER_NODE,
+        )
+        for node_id in ids
+        if node_id in rows
+    ]
+    return GetResponse(details, [node_id for node_id in ids if node_id not in rows])
+
+
+def traverse(
+    vault: Vault,
+    pack: Pack,
+    start: str,
+    scopes: Sequence[str],
+    *,
+    depth: int = 1,
+    direction: str = "both",
+    edge_types: Sequence[str] | None = None,
+    statuses: Sequence[str],
+) -> TraverseResponse:
+    """Breadth-first reach from ``start``: each node once, at its shortest depth.
+
+    Only nodes the caller may see (scopes) and would find by search (statuses) are reached or
+    walked through, so every node traverse returns is also found by search (invariant I4).
+    Undirected edge types are followed both ways whatever ``direction`` says.
+    """
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InvalidRequest(f"Traverse depth is between 1 and {MAX_DEPTH}.")
+    if direction not in DIRECTIONS:
+        raise InvalidRequest(f"Direction is one of {', '.join(DIRECTIONS)}.")
+    unknown = [t for t in edge_types or () if t not in pack.edge_types]
+    if unknown:
+        raise InvalidRequest(f"Unknown edge type(s): {', '.join(unknown)}.")
+    scopes = list(scopes)
+    with vault.read() as conn:
+        start_rows = graph_rows.nodes_by_ids(conn, [start], scopes)
+        if not start_rows or start_rows[0]["status"] not in statuses:
+            raise NodeNotFound(start)
+        seen = {start: 0}
+        reached: list[Reached] = []
+        edges: list[dict[str, str]] = []
+        edge_seen: set[int] = set()
+        frontier = [start]
+        truncated = False
+        for level in range(1, depth + 1):
+            if not frontier or truncated:
+                break
+            rows = graph_rows.edges_touching(
+                conn, frontier, scopes, edge_types=edge_types, statuses=statuses
+            )
+            next_frontier = []
+            for e in rows:
+                undirected = not pack.edge_types[e["type"]].directed
+                if direction != "both" and e["direction"] != direction and not undirected:
+                    continue
+                if e["seq"] not in edge_seen:
+                    edge_seen.add(e["seq"])
+                    edges.append({"src": e["src"], "dst": e["dst"], "type": e["type"]})
+                other = e["other_id"]
+                if other in seen:
+                    continue
+                if len(reached) >= MAX_REACHED:
+                    truncated = True
+                    break
+                seen[other] = level
+                reached.append(
+                    Reached(other, e["other_type"], e["other_title"], e["other_status"], level)
+                )
+                next_frontier.append(other)
+            frontier = next_frontier
+    kept = set(seen)
+    edges = [e for e in edges if e["src"] in kept and e["dst"] in kept]
+    return TraverseResponse(start, reached, edges, truncated)

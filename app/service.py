@@ -1,0 +1,216 @@
+"""``MemoryService``: the one contract. The window, the CLI and the graph server call this and
+nothing else; none of them has memory semantics of its own and none writes SQL.
+
+A thin facade: each method checks what the contract promises about its arguments and hands over
+to the feature module that does the work (writer, retrieval, graph, inbox, embeddings).
+Every read names the scopes it may see; rows outside them do not exist for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from cairn.app import graph, receipts, retrieval
+from cairn.app.clock import now_iso
+from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.errors import InvalidRequest
+from cairn.app.inbox import Inbox
+from cairn.app.models import (
+    ALL_STATUSES,
+    GetResponse,
+    InboxItem,
+    LinkResult,
+    Node,
+    SearchResponse,
+    TraverseResponse,
+    VerifyReport,
+    WriteResult,
+)
+from cairn.app.packs import Pack
+from cairn.app.writer import NewMemory, Writer
+from cairn.storage import fulltext, graph_rows, records, vectors
+from cairn.storage.vault import Vault
+
+
+class MemoryService:
+    def __init__(self, vault: Vault, pack: Pack, space: EmbeddingSpace) -> None:
+        self.vault = vault
+        self.pack = pack
+        self._space = space
+        self._writer = Writer(vault, pack, space)
+        self._inbox = Inbox(vault, self._writer)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def write(
+        self,
+        type: str,
+        title: str,
+        body: str = "",
+        *,
+        attrs: Mapping[str, Any] | None = None,
+        scope: str = "personal",
+        source: str | None = None,
+        locator: Mapping[str, Any] | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+    ) -> WriteResult:
+        return self._writer.write(
+            NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to)
+        )
+
+    def link(
+        self,
+        src: str,
+        dst: str,
+        type: str,
+        *,
+        scopes: Sequence[str],
+        rationale: str | None = None,
+    ) -> LinkResult:
+        return self._writer.link(src, dst, type, _scopes(scopes), rationale)
+
+    def archive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
+        """Hide a memory from default reads; reversible with ``unarchive``."""
+        return self._writer.set_status(node_id, "archived", _scopes(scopes), "archive")
+
+    def unarchive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
+        return self._writer.set_status(node_id, "active", _scopes(scopes), "unarchive")
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str],
+        limit: int = 10,
+        include_archived: bool = False,
+        include_history: bool = False,
+    ) -> SearchResponse:
+        options = retrieval.SearchOptions(limit, include_archived, include_history)
+        return retrieval.search(self.vault, self._space, query, _scopes(scopes), options)
+
+    def get(self, ids: Sequence[str], *, scopes: Sequence[str]) -> GetResponse:
+        return graph.get(self.vault, ids, _scopes(scopes))
+
+    def traverse(
+        self,
+        start: str,
+        *,
+        scopes: Sequence[str],
+        depth: int = 1,
+        direction: str = "both",
+        edge_types: Sequence[str] | None = None,
+        include_archived: bool = False,
+    ) -> TraverseResponse:
+        statuses = retrieval.SearchOptions(include_archived=include_archived).statuses()
+        return graph.traverse(
+            self.vault, self.pack, start, _scopes(scopes), depth=depth, direction=direction,
+            edge_types=edge_types, statuses=statuses,
+        )
+
+    # -- inbox --------------------------------------------------------------------------------
+
+    def inbox_capture(self, text: str, *, scope: str = "personal") -> InboxItem:
+        return self._inbox.capture(text, scope)
+
+    def inbox_list(self, *, scopes: Sequence[str], include_decided: bool = False) -> list[InboxItem]:
+        return self._inbox.list(_scopes(scopes), include_decided=include_decided)
+
+    def inbox_promote(
+        self,
+        item_id: str,
+        *,
+        scopes: Sequence[str],
+        type: str = "Note",
+        title: str | None = None,
+    ) -> WriteResult:
+        return self._inbox.promote(item_id, _scopes(scopes), type_name=type, title=title)
+
+    def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
+        return self._inbox.discard(item_id, _scopes(scopes))
+
+    # -- scopes -------------------------------------------------------------------------------
+
+    def scopes(self) -> list[str]:
+        with self.vault.read() as conn:
+            return records.scope_names(conn)
+
+    def add_scope(self, name: str) -> bool:
+        with self.vault.write() as conn:
+            return records.add_scope(conn, name, now_iso())
+
+    # -- embeddings ---------------------------------------------------------------------------
+
+    @property
+    def vector_search_ready(self) -> bool:
+        return self._space.ready
+
+    def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every memory lacking a vector in the active space; turns vector search on."""
+        count = self._space.rebuild(progress)
+        with self.vault.write() as conn:
+            receipts.append(conn, "reindex", {"nodes": count})
+        return count
+
+    # -- the vault ----------------------------------------------------------------------------
+
+    def stats(self, *, scopes: Sequence[str]) -> dict[str, Any]:
+        chosen = _scopes(scopes)
+        with self.vault.read() as conn:
+            return {
+                "vault": str(self.vault.path),
+                "file_bytes": self.vault.file_size(),
+                "pack": {"name": self.pack.name, "version": self.pack.version},
+                "nodes_by_type": graph_rows.counts_by(conn, "type", chosen),
+                "nodes_by_status": graph_rows.counts_by(conn, "status", chosen),
+                "nodes_by_scope": graph_rows.counts_by(conn, "scope", chosen),
+                "edges": graph_rows.edge_count(conn, chosen),
+                "embedder": self._space.identity,
+                "vector_search": self._space.ready,
+                "embedding_spaces": vectors.spaces(conn),
+                "receipts": len(records.receipts(conn)),
+            }
+
+    def verify(self) -> VerifyReport:
+        """The file's integrity checks, the receipt chain, and index consistency."""
+        problems = self.vault.integrity_problems()
+        with self.vault.read() as conn:
+            chain = receipts.verify(records.receipts(conn)).as_dict()
+            node_count = len(graph_rows.all_node_seqs(conn))
+            indexed = fulltext.indexed_count(conn)
+        index_problems = []
+        if indexed != node_count:
+            index_problems.append(
+                f"the full-text index holds {indexed} entries for {node_count} memories"
+            )
+        return VerifyReport(problems, chain, index_problems)
+
+    def receipt_head(self) -> dict[str, Any]:
+        with self.vault.read() as conn:
+            report = receipts.verify(records.receipts(conn))
+        return {"head": report.head, "count": report.count}
+
+    def change_passphrase(self, new_passphrase: str) -> None:
+        if not new_passphrase:
+            raise InvalidRequest("The new passphrase is empty.")
+        self.vault.change_passphrase(new_passphrase)
+        with self.vault.write() as conn:
+            receipts.append(conn, "rekey", {})
+
+    def close(self) -> None:
+        self.vault.close()
+
+
+def _scopes(scopes: Sequence[str]) -> list[str]:
+    if isinstance(scopes, str):
+        raise InvalidRequest("Scopes are a list of names, not one string.")
+    chosen = list(dict.fromkeys(scopes))
+    if not chosen:
+        raise InvalidRequest("A read must name at least one scope it may see.")
+    return chosen
+
+
+__all__ = ["ALL_STATUSES", "MemoryService"]

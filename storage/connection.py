@@ -1,0 +1,156 @@
+"""Opening configured SQLCipher connections, translating driver errors, and transactions.
+
+This module and its siblings in ``storage`` are the only code that imports ``sqlcipher3``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlcipher3
+
+from cairn.storage.errors import (
+    DiskFull,
+    RowRejected,
+    VaultBusy,
+    VaultCorrupt,
+    VaultError,
+    WrongPassphrase,
+)
+from cairn.storage.keys import VaultKey
+
+Connection = sqlcipher3.Connection
+DriverError = sqlcipher3.Error
+
+# Milliseconds a connection waits for another writer before reporting the vault busy.
+BUSY_TIMEOUT_MS = 5_000
+
+# Trigger messages start with this marker so they can be told apart from driver failures.
+TRIGGER_PREFIX = "cairn: "
+
+
+def connect(path: Path, key: VaultKey, *, create: bool = False, read_only: bool = False) -> Any:
+    """A connection to the vault at ``path``, keyed and configured; raises WrongPassphrase."""
+    conn = sqlcipher3.connect(
+        str(path),
+        isolation_level=None,  # we issue BEGIN/SAVEPOINT ourselves (see atomic())
+        check_same_thread=False,  # the Vault hands each thread its own reader; the lock is ours
+        timeout=BUSY_TIMEOUT_MS / 1000,
+    )
+    try:
+        # SQLCipher logs HMAC failures (a wrong key) to stderr; we report them as WrongPassphrase.
+        conn.execute("PRAGMA cipher_log_level = NONE")
+        conn.execute(f"PRAGMA key = {key.pragma_literal(with_salt=create)}")
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        except sqlcipher3.DatabaseError as exc:
+            if "not a database" in str(exc):
+                raise WrongPassphrase(path) from None
+            raise
+        _configure(conn, read_only=read_only)
+    except BaseException:
+        conn.close()
+        raise
+    conn.row_factory = sqlcipher3.Row
+    return conn
+
+
+def _configure(conn: Any, *, read_only: bool) -> None:
+    # WAL: readers (search, the graph server) never block the writer and see committed data only.
+    conn.execute("PRAGMA journal_mode = WAL")
+    # The schema relies on foreign keys (edges, vectors, passages cascade with their node).
+    conn.execute("PRAGMA foreign_keys = ON")
+    # Freed pages are overwritten with zeros, so forgotten memories do not linger in free space.
+    conn.execute("PRAGMA secure_delete = ON")
+    # Sorts and temporary indexes stay in memory: SQLite's temp files would hold plaintext.
+    conn.execute("PRAGMA temp_store = MEMORY")
+    # FULL: a committed write survives a power cut, not only a crash; writes are human-paced or
+    # batched, so the extra fsync is cheap next to losing a memory.
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if read_only:
+        # Readers (search, the graph server) can never write, even by mistake.
+        conn.execute("PRAGMA query_only = ON")
+
+
+def translate(exc: BaseException, path: Path) -> VaultError | None:
+    """The user-facing error for a driver failure, or None if it is a bug to let through."""
+    if not isinstance(exc, sqlcipher3.Error):
+        return None
+    text = str(exc)
+    if TRIGGER_PREFIX in text:
+        return RowRejected(path, text[text.index(TRIGGER_PREFIX) + len(TRIGGER_PREFIX) :])
+    if isinstance(exc, sqlcipher3.IntegrityError):
+        return RowRejected(path, _constraint_sentence(text))
+    lowered = text.lower()
+    if "database or disk is full" in lowered or "disk i/o error" in lowered and _disk_full(path):
+        return DiskFull(path)
+    if "database is locked" in lowered or "database is busy" in lowered:
+        return VaultBusy(path)
+    if "malformed" in lowered or "not a database" in lowered:
+        return VaultCorrupt(path, text)
+    return None
+
+
+def _disk_full(path: Path) -> bool:
+    import shutil
+
+    try:
+        return shutil.disk_usage(path.parent).free < 1 << 20
+    except OSError:
+        return False
+
+
+def _constraint_sentence(text: str) -> str:
+    match = re.search(r"(UNIQUE|CHECK|FOREIGN KEY|NOT NULL) constraint failed(: )?(.*)", text)
+    if not match:
+        return f"the vault refused the change ({text})"
+    kind, _, detail = match.groups()
+    return f"the vault refused the change: {kind.lower()} rule broken {detail}".strip()
+
+
+@contextmanager
+def translated(path: Path) -> Iterator[None]:
+    """Re-raise known driver failures as the vault errors a user can act on."""
+    try:
+        yield
+    except sqlcipher3.Error as exc:
+        known = translate(exc, path)
+        if known is None:
+            raise
+        raise known from exc
+
+
+_savepoint_counter = 0
+
+
+@contextmanager
+def atomic(conn: Any, path: Path) -> Iterator[Any]:
+    """One transaction; nested calls become savepoints that roll back on their own."""
+    global _savepoint_counter
+    with translated(path):
+        if not conn.in_transaction:
+            # IMMEDIATE takes the write lock up front so a transaction never fails half-way
+            # with SQLITE_BUSY after it has read what it decided on.
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return
+        _savepoint_counter += 1
+        name = f"sp_{_savepoint_counter}"
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise
+        conn.execute(f"RELEASE {name}")

@@ -1,0 +1,149 @@
+"""Row access for nodes and edges. Visibility by scope is applied here, in SQL, so a caller can
+never see a row outside the scopes it names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+NODE_COLUMNS = (
+    "seq, id, type, title, body, attrs, status, scope, source, locator, valid_from, valid_to, "
+    "recorded_at, updated_at, importance, stability, last_access, access_count, retention_label"
+)
+EDGE_COLUMNS = "seq, src, dst, type, layer, rationale, created_at, valid_from, valid_to"
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+def insert_node(conn: Any, row: dict[str, Any]) -> int:
+    """Insert one node (keys are column names); returns its seq."""
+    columns = ", ".join(row)
+    cursor = conn.execute(
+        f"INSERT INTO nodes({columns}) VALUES ({_marks(list(row))})", tuple(row.values())
+    )
+    return int(cursor.lastrowid)
+
+
+def update_node(conn: Any, node_id: str, changes: dict[str, Any]) -> None:
+    assignments = ", ".join(f"{column} = ?" for column in changes)
+    conn.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", (*changes.values(), node_id))
+
+
+def nodes_by_ids(conn: Any, ids: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
+    if not ids or not scopes:
+        return []
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE id IN ({_marks(ids)}) "
+            f"AND scope IN ({_marks(scopes)})",
+            (*ids, *scopes),
+        )
+    ]
+
+
+def nodes_by_seqs(conn: Any, seqs: Sequence[int], scopes: Sequence[str]) -> list[dict[str, Any]]:
+    if not seqs or not scopes:
+        return []
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE seq IN ({_marks(seqs)}) "
+            f"AND scope IN ({_marks(scopes)})",
+            (*seqs, *scopes),
+        )
+    ]
+
+
+def insert_edge(conn: Any, row: dict[str, Any]) -> tuple[int, bool]:
+    """Insert an edge unless the same (src, dst, type) exists; returns (seq, created)."""
+    columns = ", ".join(row)
+    cursor = conn.execute(
+        f"INSERT INTO edges({columns}) VALUES ({_marks(list(row))}) "
+        "ON CONFLICT(src, dst, type) DO NOTHING",
+        tuple(row.values()),
+    )
+    if cursor.rowcount:
+        return int(cursor.lastrowid), True
+    existing = conn.execute(
+        "SELECT seq FROM edges WHERE src = ? AND dst = ? AND type = ?",
+        (row["src"], row["dst"], row["type"]),
+    ).fetchone()
+    return int(existing[0]), False
+
+
+def edges_touching(
+    conn: Any,
+    ids: Sequence[str],
+    scopes: Sequence[str],
+    *,
+    edge_types: Sequence[str] | None = None,
+    statuses: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Edges with an end in ``ids`` whose other end is visible (scope, and status if given).
+
+    Each row carries ``other_id``, ``other_type``, ``other_title`` and ``direction`` ('out' when
+    the node in ``ids`` is the source).
+    """
+    if not ids or not scopes:
+        return []
+    type_filter = f"AND e.type IN ({_marks(edge_types)})" if edge_types else ""
+    status_filter = f"AND o.status IN ({_marks(statuses)})" if statuses else ""
+    params: list[Any] = []
+    parts = []
+    for direction, near, far in (("out", "src", "dst"), ("in", "dst", "src")):
+        parts.append(
+            f"SELECT e.seq AS seq, e.src, e.dst, e.type, e.layer, e.rationale, e.created_at, "
+            f"'{direction}' AS direction, e.{near} AS near_id, o.id AS other_id, "
+            f"o.type AS other_type, o.title AS other_title, o.status AS other_status "
+            f"FROM edges AS e JOIN nodes AS o ON o.id = e.{far} "
+            f"WHERE e.{near} IN ({_marks(ids)}) AND o.scope IN ({_marks(scopes)}) "
+            f"{type_filter} {status_filter}"
+        )
+        params += [*ids, *scopes, *(edge_types or ()), *(statuses or ())]
+    sql = " UNION ALL ".join(parts) + " ORDER BY near_id, seq"
+    return [dict(row) for row in conn.execute(sql, params)]
+
+
+def degree(conn: Any, node_id: str) -> int:
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM edges WHERE src = ?) + (SELECT count(*) FROM edges "
+        "WHERE dst = ?)",
+        (node_id, node_id),
+    ).fetchone()
+    return int(row[0])
+
+
+def counts_by(conn: Any, column: str, scopes: Iterable[str]) -> dict[str, int]:
+    """Node counts grouped by ``type``, ``status`` or ``scope``."""
+    if column not in {"type", "status", "scope"}:
+        raise ValueError(column)
+    scopes = list(scopes)
+    if not scopes:
+        return {}
+    return {
+        row[0]: row[1]
+        for row in conn.execute(
+            f"SELECT {column}, count(*) FROM nodes WHERE scope IN ({_marks(scopes)}) "
+            f"GROUP BY {column} ORDER BY {column}",
+            scopes,
+        )
+    }
+
+
+def edge_count(conn: Any, scopes: Sequence[str]) -> int:
+    if not scopes:
+        return 0
+    marks = _marks(scopes)
+    row = conn.execute(
+        f"SELECT count(*) FROM edges AS e JOIN nodes AS s ON s.id = e.src "
+        f"JOIN nodes AS d ON d.id = e.dst WHERE s.scope IN ({marks}) AND d.scope IN ({marks})",
+        (*scopes, *scopes),
+    ).fetchone()
+    return int(row[0])
+
+
+def all_node_seqs(conn: Any) -> list[int]:
+    return [row[0] for row in conn.execute("SELECT seq FROM nodes ORDER BY seq")]

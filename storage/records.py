@@ -1,0 +1,106 @@
+"""Small tables: settings, scopes, receipts and the inbox."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def get_setting(conn: Any, key: str, default: Any = None) -> Any:
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return default if row is None else json.loads(row[0])
+
+
+def set_setting(conn: Any, key: str, value: Any) -> None:
+    conn.execute(
+        "INSERT INTO settings(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, json.dumps(value, sort_keys=True)),
+    )
+
+
+# -- scopes -----------------------------------------------------------------------------------
+
+
+def add_scope(conn: Any, name: str, created_at: str) -> bool:
+    """True if the scope is new."""
+    cursor = conn.execute(
+        "INSERT INTO scopes(name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",
+        (name, created_at),
+    )
+    return bool(cursor.rowcount)
+
+
+def scope_names(conn: Any) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT name FROM scopes ORDER BY name")]
+
+
+# -- receipts ---------------------------------------------------------------------------------
+
+
+def last_receipt_hash(conn: Any) -> str | None:
+    row = conn.execute("SELECT hash FROM receipts ORDER BY seq DESC LIMIT 1").fetchone()
+    return None if row is None else str(row[0])
+
+
+def append_receipt(
+    conn: Any, *, at: str, kind: str, counts_json: str, prev_hash: str, hash_: str
+) -> None:
+    conn.execute(
+        "INSERT INTO receipts(at, kind, counts, prev_hash, hash) VALUES (?, ?, ?, ?, ?)",
+        (at, kind, counts_json, prev_hash, hash_),
+    )
+
+
+def receipts(conn: Any) -> list[dict[str, Any]]:
+    return [
+        dict(row)
+        for row in conn.execute(
+            "SELECT seq, at, kind, counts, prev_hash, hash FROM receipts ORDER BY seq"
+        )
+    ]
+
+
+# -- inbox ------------------------------------------------------------------------------------
+
+
+def add_inbox_item(conn: Any, *, id_: str, text: str, scope: str, captured_at: str) -> None:
+    conn.execute(
+        "INSERT INTO inbox(id, text, scope, captured_at) VALUES (?, ?, ?, ?)",
+        (id_, text, scope, captured_at),
+    )
+
+
+def inbox_items(conn: Any, scopes: list[str], states: tuple[str, ...]) -> list[dict[str, Any]]:
+    scope_marks = ",".join("?" * len(scopes))
+    state_marks = ",".join("?" * len(states))
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT id, text, scope, captured_at, state, node_id, decided_at FROM inbox "
+            f"WHERE scope IN ({scope_marks}) AND state IN ({state_marks}) "
+            "ORDER BY captured_at, id",
+            (*scopes, *states),
+        )
+    ]
+
+
+def inbox_item(conn: Any, id_: str, scopes: list[str]) -> dict[str, Any] | None:
+    marks = ",".join("?" * len(scopes))
+    row = conn.execute(
+        f"SELECT id, text, scope, captured_at, state, node_id, decided_at FROM inbox "
+        f"WHERE id = ? AND scope IN ({marks})",
+        (id_, *scopes),
+    ).fetchone()
+    return None if row is None else dict(row)
+
+
+def decide_inbox_item(
+    conn: Any, id_: str, *, state: str, node_id: str | None, decided_at: str
+) -> None:
+    conn.execute(
+        "UPDATE inbox SET state = ?, node_id = ?, decided_at = ? WHERE id = ?",
+        (state, node_id, decided_at, id_),
+    )

@@ -1,0 +1,265 @@
+"""The vault's schema, as append-only numbered migrations.
+
+Never edit a migration that has shipped: add the next one. ``PRAGMA user_version`` records how
+many have been applied, in the same transaction that applies each (see ``migrate``).
+
+Pack validation lives in triggers so that no write path, not even a raw ``INSERT``, can store a
+node whose attributes break its type's schema or an edge its rules forbid. Trigger messages start
+with ``cairn: `` so the storage layer can turn them into ``RowRejected`` with that sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.storage.errors import SchemaTooNew
+
+# A node's attributes must be a JSON object whose keys the node's type declares, each of the
+# declared kind, with every required attribute present. {when} is INSERT or UPDATE OF type, attrs.
+_NODE_ATTRS_TRIGGER = """
+CREATE TRIGGER nodes_attrs_valid_{name} BEFORE {when} ON nodes
+BEGIN
+    SELECT RAISE(ABORT, 'cairn: the attributes of a ' || NEW.type || ' must be a JSON object')
+     WHERE NOT json_valid(NEW.attrs) OR json_type(NEW.attrs) <> 'object';
+    SELECT RAISE(ABORT, 'cairn: unknown node type "' || NEW.type || '"')
+     WHERE NOT EXISTS (SELECT 1 FROM node_types WHERE name = NEW.type);
+    SELECT RAISE(ABORT, 'cairn: a ' || NEW.type || ' has no attribute "' || j.key || '"')
+      FROM json_each(NEW.attrs) AS j
+     WHERE NOT EXISTS (SELECT 1 FROM node_type_attrs AS a
+                        WHERE a.node_type = NEW.type AND a.name = j.key);
+    SELECT RAISE(ABORT, 'cairn: ' || NEW.type || '.' || a.name || ' must be a ' || a.kind
+                        || CASE a.kind WHEN 'date' THEN ' (YYYY-MM-DD)'
+                                       WHEN 'list' THEN ' of strings' ELSE '' END)
+      FROM json_each(NEW.attrs) AS j
+      JOIN node_type_attrs AS a ON a.node_type = NEW.type AND a.name = j.key
+     WHERE NOT CASE a.kind
+            WHEN 'string' THEN j.type = 'text' AND length(trim(j.value)) > 0
+            WHEN 'number' THEN j.type IN ('integer', 'real')
+            WHEN 'boolean' THEN j.type IN ('true', 'false')
+            WHEN 'date' THEN j.type = 'text'
+                 AND j.value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
+                 AND date(substr(j.value, 1, 10)) IS substr(j.value, 1, 10)
+            WHEN 'list' THEN j.type = 'array'
+                 AND NOT EXISTS (SELECT 1 FROM json_each(j.value) AS e WHERE e.type <> 'text')
+            ELSE 0 END;
+    SELECT RAISE(ABORT, 'cairn: a ' || NEW.type || ' needs the attribute "' || a.name || '"')
+      FROM node_type_attrs AS a
+     WHERE a.node_type = NEW.type AND a.required = 1
+       AND json_type(NEW.attrs, '$.' || a.name) IS NULL;
+END;
+"""
+
+# An edge must have a known type, the layer of that type, and join node types its rules allow;
+# an undirected edge type's rules hold either way round. {when} is INSERT or UPDATE.
+_EDGE_RULES_TRIGGER = """
+CREATE TRIGGER edges_rules_{name} BEFORE {when} ON edges
+BEGIN
+    SELECT RAISE(ABORT, 'cairn: unknown edge type "' || NEW.type || '"')
+     WHERE NOT EXISTS (SELECT 1 FROM edge_types WHERE name = NEW.type);
+    SELECT RAISE(ABORT, 'cairn: a ' || NEW.type || ' edge belongs to the ' || t.layer
+                        || ' layer, not ' || NEW.layer)
+      FROM edge_types AS t WHERE t.name = NEW.type AND t.layer <> NEW.layer;
+    SELECT RAISE(ABORT, 'cairn: a ' || NEW.type || ' edge may not join a ' || s.type
+                        || ' to a ' || d.type)
+      FROM nodes AS s, nodes AS d, edge_types AS t
+     WHERE s.id = NEW.src AND d.id = NEW.dst AND t.name = NEW.type
+       AND NOT EXISTS (
+           SELECT 1 FROM edge_rules AS r
+            WHERE r.edge_type = NEW.type
+              AND ((r.src_type IN ('*', s.type) AND r.dst_type IN ('*', d.type))
+                   OR (t.directed = 0 AND r.src_type IN ('*', d.type)
+                       AND r.dst_type IN ('*', s.type))));
+END;
+"""
+
+# Changing a node's type must not leave one of its edges breaking the rules.
+_NODE_RETYPE_TRIGGER = """
+CREATE TRIGGER nodes_retype_keeps_edges_valid BEFORE UPDATE OF type ON nodes
+BEGIN
+    SELECT RAISE(ABORT, 'cairn: a ' || NEW.type || ' may not keep its ' || e.type || ' edge')
+      FROM edges AS e
+      JOIN edge_types AS t ON t.name = e.type
+      JOIN nodes AS other ON other.id = CASE WHEN e.src = NEW.id THEN e.dst ELSE e.src END
+     WHERE (e.src = NEW.id OR e.dst = NEW.id)
+       AND NOT EXISTS (
+           SELECT 1 FROM edge_rules AS r
+            WHERE r.edge_type = e.type
+              AND ((e.src = NEW.id AND r.src_type IN ('*', NEW.type)
+                                   AND r.dst_type IN ('*', other.type))
+                   OR (e.dst = NEW.id AND r.dst_type IN ('*', NEW.type)
+                                      AND r.src_type IN ('*', other.type))
+                   OR (t.directed = 0 AND r.src_type IN ('*', other.type, NEW.type)
+                                      AND r.dst_type IN ('*', other.type, NEW.type))));
+END;
+"""
+
+_FOUNDATION = (
+    """
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL CHECK (json_valid(value))
+) STRICT;
+
+CREATE TABLE scopes (
+    name       TEXT PRIMARY KEY
+               CHECK (length(name) BETWEEN 1 AND 40 AND name GLOB '[a-z0-9]*'
+                      AND name NOT GLOB '*[^a-z0-9_-]*'),
+    created_at TEXT NOT NULL
+) STRICT;
+
+-- The type registry: filled from a pack (app/packs), read back by the engine.
+CREATE TABLE node_types (
+    name        TEXT PRIMARY KEY,
+    family      TEXT NOT NULL CHECK (family IN ('entity', 'memory', 'document')),
+    description TEXT NOT NULL DEFAULT ''
+) STRICT;
+
+CREATE TABLE node_type_attrs (
+    node_type   TEXT NOT NULL REFERENCES node_types(name),
+    name        TEXT NOT NULL CHECK (name GLOB '[a-z]*' AND name NOT GLOB '*[^a-z0-9_]*'),
+    kind        TEXT NOT NULL CHECK (kind IN ('string', 'date', 'number', 'boolean', 'list')),
+    required    INTEGER NOT NULL DEFAULT 0 CHECK (required IN (0, 1)),
+    description TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (node_type, name)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE edge_types (
+    name        TEXT PRIMARY KEY,
+    layer       TEXT NOT NULL CHECK (layer IN ('entity', 'temporal', 'causal', 'semantic')),
+    directed    INTEGER NOT NULL CHECK (directed IN (0, 1)),
+    description TEXT NOT NULL DEFAULT ''
+) STRICT;
+
+-- Which node types an edge type may join; '*' stands for any type.
+CREATE TABLE edge_rules (
+    edge_type TEXT NOT NULL REFERENCES edge_types(name),
+    src_type  TEXT NOT NULL,
+    dst_type  TEXT NOT NULL,
+    PRIMARY KEY (edge_type, src_type, dst_type)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE nodes (
+    seq             INTEGER PRIMARY KEY,   -- internal: full-text rowid and vector key
+    id              TEXT NOT NULL UNIQUE,  -- ULID, the identity everyone else sees
+    type            TEXT NOT NULL REFERENCES node_types(name),
+    title           TEXT NOT NULL CHECK (length(trim(title)) > 0),
+    body            TEXT NOT NULL DEFAULT '',
+    attrs           TEXT NOT NULL DEFAULT '{}',
+    status          TEXT NOT NULL DEFAULT 'active'
+                    CHECK (status IN ('active', 'pending', 'superseded', 'archived', 'stub')),
+    scope           TEXT NOT NULL REFERENCES scopes(name),
+    source          TEXT,                  -- where it came from: a file path, 'cli', 'inbox'
+    locator         TEXT CHECK (locator IS NULL OR json_valid(locator)),  -- page, time, lines
+    valid_from      TEXT,                  -- bi-temporal: when it became true in the world
+    valid_to        TEXT,
+    recorded_at     TEXT NOT NULL,         -- ... and when Cairn learnt it
+    updated_at      TEXT NOT NULL,
+    importance      REAL NOT NULL DEFAULT 0.5 CHECK (importance BETWEEN 0 AND 1),
+    stability       REAL NOT NULL DEFAULT 1.0 CHECK (stability > 0),
+    last_access     TEXT,
+    access_count    INTEGER NOT NULL DEFAULT 0 CHECK (access_count >= 0),
+    retention_label TEXT CHECK (retention_label IN ('ephemeral', 'normal', 'critical'))
+) STRICT;
+CREATE INDEX nodes_by_scope_status ON nodes(scope, status);
+CREATE INDEX nodes_by_type ON nodes(type);
+
+CREATE TABLE edges (
+    seq        INTEGER PRIMARY KEY,
+    src        TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    dst        TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type       TEXT NOT NULL REFERENCES edge_types(name),
+    layer      TEXT NOT NULL,
+    rationale  TEXT,
+    created_at TEXT NOT NULL,
+    valid_from TEXT,
+    valid_to   TEXT,
+    CHECK (src <> dst),
+    UNIQUE (src, dst, type)
+) STRICT;
+CREATE INDEX edges_by_dst ON edges(dst, type);
+
+-- Full text over searchable_text(title, body, attrs); rowid = nodes.seq.
+CREATE VIRTUAL TABLE search_index USING fts5(
+    text, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER nodes_leave_search_index AFTER DELETE ON nodes
+BEGIN
+    DELETE FROM search_index WHERE rowid = OLD.seq;
+END;
+
+-- One embedding space per embedder identity; vectors of another space are never compared.
+CREATE TABLE embedding_spaces (
+    name       TEXT PRIMARY KEY,
+    dim        INTEGER NOT NULL CHECK (dim > 0),
+    state      TEXT NOT NULL CHECK (state IN ('building', 'ready')),
+    created_at TEXT NOT NULL
+) STRICT;
+
+-- float32 little-endian, L2-normalised.
+CREATE TABLE vectors (
+    node_seq INTEGER NOT NULL REFERENCES nodes(seq) ON DELETE CASCADE,
+    space    TEXT NOT NULL REFERENCES embedding_spaces(name) ON DELETE CASCADE,
+    vector   BLOB NOT NULL,
+    UNIQUE (space, node_seq)
+) STRICT;
+
+-- A content-free SHA-256 chain: kind, counts and time only.
+CREATE TABLE receipts (
+    seq       INTEGER PRIMARY KEY,
+    at        TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    counts    TEXT NOT NULL CHECK (json_valid(counts)),
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL UNIQUE
+) STRICT;
+
+-- Quick captures waiting to become memories.
+CREATE TABLE inbox (
+    id          TEXT PRIMARY KEY,
+    text        TEXT NOT NULL CHECK (length(trim(text)) > 0),
+    scope       TEXT NOT NULL REFERENCES scopes(name),
+    captured_at TEXT NOT NULL,
+    state       TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'promoted', 'discarded')),
+    node_id     TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+    decided_at  TEXT
+) STRICT;
+CREATE INDEX inbox_by_state ON inbox(state, captured_at);
+"""
+    + _NODE_ATTRS_TRIGGER.format(name="insert", when="INSERT")
+    + _NODE_ATTRS_TRIGGER.format(name="update", when="UPDATE OF type, attrs")
+    + _EDGE_RULES_TRIGGER.format(name="insert", when="INSERT")
+    + _EDGE_RULES_TRIGGER.format(name="update", when="UPDATE OF src, dst, type, layer")
+    + _NODE_RETYPE_TRIGGER
+)
+
+# Index i holds the SQL that brings a vault from schema i to i + 1.
+MIGRATIONS: tuple[str, ...] = (_FOUNDATION,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: Any) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_not_newer(conn: Any, path: Any) -> int:
+    """The file's schema version; refuses a file written by a newer program."""
+    found = schema_version(conn)
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNew(path, found, SCHEMA_VERSION)
+    return found
+
+
+def migrate(conn: Any, path: Any) -> int:
+    """Apply every migration the file lacks, each atomically with its version stamp."""
+    current = check_not_newer(conn, path)
+    for version in range(current, SCHEMA_VERSION):
+        # One script: the migration and its user_version stamp commit together or not at all.
+        script = f"BEGIN IMMEDIATE;\n{MIGRATIONS[version]}\nPRAGMA user_version = {version + 1};\n"
+        try:
+            conn.executescript(script)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return SCHEMA_VERSION

@@ -1,0 +1,214 @@
+"""One encrypted vault file: create, open, change passphrase, close.
+
+A ``Vault`` owns the raw key (in memory only), one writer connection guarded by a lock, and one
+read connection per thread, each keyed with the raw key so only the first open pays for the key
+derivation. Nothing here knows what a memory is; that is app's business.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from cairn.storage import connection
+from cairn.storage.errors import (
+    NotAVault,
+    VaultClosed,
+    VaultExists,
+    VaultNotFound,
+)
+from cairn.storage.keys import SALT_BYTES, SQLITE_PLAINTEXT_HEADER, VaultKey, read_salt
+from cairn.storage.schema import check_not_newer, migrate
+
+
+class Vault:
+    """An open vault. Use ``Vault.create`` or ``Vault.open``; close it when done."""
+
+    def __init__(self, path: Path, key: VaultKey, writer: Any) -> None:
+        self.path = path
+        self._key = key
+        self._writer = writer
+        self._write_lock = threading.RLock()
+        self._readers: dict[int, Any] = {}
+        self._readers_lock = threading.Lock()
+        self._after_commit: list[Callable[[], None]] = []
+        self._closed = False
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, passphrase: str) -> Vault:
+        path = Path(path)
+        if path.exists():
+            raise VaultExists(path)
+        if not path.parent.is_dir():
+            raise VaultNotFound(path.parent)
+        key = VaultKey.for_new_vault(passphrase)
+        try:
+            writer = connection.connect(path, key, create=True)
+            migrate(writer, path)
+        except BaseException:
+            _remove_partial(path)
+            raise
+        return cls(path, key, writer)
+
+    @classmethod
+    def open(cls, path: Path, passphrase: str) -> Vault:
+        path = Path(path)
+        salt = _salt_of_existing(path)
+        return cls.open_with_key(path, VaultKey.derive(passphrase, salt))
+
+    @classmethod
+    def open_with_key(cls, path: Path, key: VaultKey) -> Vault:
+        writer = connection.connect(path, key)
+        try:
+            with connection.translated(path):
+                check_not_newer(writer, path)
+                migrate(writer, path)
+        except BaseException:
+            writer.close()
+            raise
+        return cls(path, key, writer)
+
+    def change_passphrase(self, new_passphrase: str) -> None:
+        """Re-encrypt the file under a key derived from ``new_passphrase``."""
+        new_key = VaultKey.derive(new_passphrase, self._key.salt)
+        with self._write_lock:
+            self._require_open()
+            self._close_readers()
+            with connection.translated(self.path):
+                self._writer.execute(f"PRAGMA rekey = {new_key.pragma_literal(with_salt=False)}")
+            self._key.wipe()
+            self._key = new_key
+
+    def close(self) -> None:
+        """Close every connection and wipe the key; the object cannot be used afterwards."""
+        with self._write_lock:
+            if self._closed:
+                return
+            self._close_readers()
+            try:
+                # Fold the WAL back into the file so the vault is one file again when closed.
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except connection.DriverError:
+                pass  # another process still reads; the WAL is encrypted and will be folded later
+            self._writer.close()
+            self._key.wipe()
+            self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- connections --------------------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[Any]:
+        """The writer connection inside one transaction (a savepoint when nested)."""
+        with self._write_lock:
+            self._require_open()
+            outermost = not self._writer.in_transaction
+            try:
+                with connection.atomic(self._writer, self.path) as conn:
+                    yield conn
+            except BaseException:
+                if outermost:
+                    self._after_commit.clear()
+                raise
+            if outermost:
+                callbacks, self._after_commit = self._after_commit, []
+                for callback in callbacks:
+                    callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the current outermost transaction commits; never on rollback.
+
+        In-memory mirrors of the file (the vector index) use this so a rolled-back batch
+        never leaves them ahead of what is stored.
+        """
+        if not self._writer.in_transaction:
+            callback()
+            return
+        self._after_commit.append(callback)
+
+    @contextmanager
+    def read(self) -> Iterator[Any]:
+        """This thread's read-only connection; sees what has been committed."""
+        self._require_open()
+        with connection.translated(self.path):
+            yield self._reader()
+
+    def new_read_only_connection(self) -> Any:
+        """A separate read-only connection the caller owns and closes (the graph server's)."""
+        self._require_open()
+        return connection.connect(self.path, self._key, read_only=True)
+
+    def _reader(self) -> Any:
+        ident = threading.get_ident()
+        with self._readers_lock:
+            conn = self._readers.get(ident)
+            if conn is None:
+                conn = connection.connect(self.path, self._key, read_only=True)
+                self._readers[ident] = conn
+            return conn
+
+    def _close_readers(self) -> None:
+        with self._readers_lock:
+            for conn in self._readers.values():
+                conn.close()
+            self._readers.clear()
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise VaultClosed(self.path)
+
+    # -- facts about the file -----------------------------------------------------------------
+
+    def integrity_problems(self) -> list[str]:
+        """SQLCipher's page HMAC check plus SQLite's integrity check; empty when sound.
+
+        Runs on a fresh connection: a long-lived reader's cached FTS5 structure can make the
+        FTS5 part of integrity_check report a checksum mismatch that is not in the file.
+        """
+        conn = self.new_read_only_connection()
+        try:
+            with connection.translated(self.path):
+                problems = [row[0] for row in conn.execute("PRAGMA cipher_integrity_check")]
+                rows = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+        finally:
+            conn.close()
+        return problems + [row for row in rows if row != "ok"]
+
+    def file_size(self) -> int:
+        wal = self.path.with_name(self.path.name + "-wal")
+        return self.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+def _salt_of_existing(path: Path) -> bytes:
+    if not path.exists():
+        raise VaultNotFound(path)
+    if path.is_dir():
+        raise NotAVault(path, "it is a folder")
+    salt = read_salt(path)
+    if len(salt) < SALT_BYTES:
+        raise NotAVault(path, "the file is empty or too short")
+    with path.open("rb") as handle:
+        if handle.read(len(SQLITE_PLAINTEXT_HEADER)) == SQLITE_PLAINTEXT_HEADER:
+            raise NotAVault(path, "it is an unencrypted SQLite database")
+    return salt
+
+
+def _remove_partial(path: Path) -> None:
+    """A vault whose creation failed half-way is removed so a retry starts clean."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        leftover = path.with_name(path.name + suffix)
+        leftover.unlink(missing_ok=True)

@@ -1,0 +1,236 @@
+"""Embedding vectors: their rows in the vault and the exact in-memory index searched at runtime.
+
+Vectors are float32 little-endian, L2-normalised, keyed by (space, node seq); a space is one
+embedder identity. At open the active space loads into one NumPy matrix; cosine similarity is a
+matrix-vector product. Exact search over 100k x 384 takes a few milliseconds, which is why
+there is no approximate index to keep consistent.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FloatMatrix = npt.NDArray[np.float32]
+
+# Statuses as small integer codes, so filtering is one vectorised comparison.
+STATUS_CODES = {"active": 0, "pending": 1, "superseded": 2, "archived": 3, "stub": 4}
+_INITIAL_CAPACITY = 1024
+
+
+# -- rows -------------------------------------------------------------------------------------
+
+
+def ensure_space(conn: Any, name: str, dim: int, state: str, created_at: str) -> str:
+    """Create the space if needed; returns its state."""
+    conn.execute(
+        "INSERT INTO embedding_spaces(name, dim, state, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(name) DO NOTHING",
+        (name, dim, state, created_at),
+    )
+    return str(
+        conn.execute("SELECT state FROM embedding_spaces WHERE name = ?", (name,)).fetchone()[0]
+    )
+
+
+def space_state(conn: Any, name: str) -> str | None:
+    row = conn.execute("SELECT state FROM embedding_spaces WHERE name = ?", (name,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_space_state(conn: Any, name: str, state: str) -> None:
+    conn.execute("UPDATE embedding_spaces SET state = ? WHERE name = ?", (state, name))
+
+
+def drop_other_spaces(conn: Any, keep: str) -> None:
+    """Vectors of other embedders are derived data; once a rebuild is done they go."""
+    conn.execute("DELETE FROM embedding_spaces WHERE name <> ?", (keep,))
+
+
+def spaces(conn: Any) -> list[dict[str, Any]]:
+    return [
+        dict(row)
+        for row in conn.execute(
+            "SELECT s.name, s.dim, s.state, (SELECT count(*) FROM vectors AS v "
+            "WHERE v.space = s.name) AS vectors FROM embedding_spaces AS s ORDER BY s.name"
+        )
+    ]
+
+
+def store(conn: Any, space: str, seq: int, vector: FloatMatrix) -> None:
+    blob = np.ascontiguousarray(vector, dtype="<f4").tobytes()
+    conn.execute(
+        "INSERT INTO vectors(node_seq, space, vector) VALUES (?, ?, ?) "
+        "ON CONFLICT(space, node_seq) DO UPDATE SET vector = excluded.vector",
+        (seq, space, blob),
+    )
+
+
+def seqs_without_vector(conn: Any, space: str, limit: int = -1) -> list[int]:
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT n.seq FROM nodes AS n WHERE NOT EXISTS (SELECT 1 FROM vectors AS v "
+            "WHERE v.space = ? AND v.node_seq = n.seq) ORDER BY n.seq LIMIT ?",
+            (space, limit),
+        )
+    ]
+
+
+def mark_all_spaces_incomplete(conn: Any) -> None:
+    """A memory was stored without a vector: no space covers every memory any more."""
+    conn.execute("UPDATE embedding_spaces SET state = 'building' WHERE state <> 'building'")
+
+
+def nodes_to_embed(conn: Any, seqs: Sequence[int]) -> list[dict[str, Any]]:
+    marks = ",".join("?" * len(seqs))
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT seq, title, body, attrs, scope, status FROM nodes WHERE seq IN ({marks}) "
+            "ORDER BY seq",
+            list(seqs),
+        )
+    ]
+
+
+def vector_of(conn: Any, space: str, seq: int) -> FloatMatrix | None:
+    row = conn.execute(
+        "SELECT vector FROM vectors WHERE space = ? AND node_seq = ?", (space, seq)
+    ).fetchone()
+    return None if row is None else np.frombuffer(row[0], dtype="<f4").astype(np.float32)
+
+
+# -- the in-memory index ----------------------------------------------------------------------
+
+
+class VectorIndex:
+    """Exact cosine search over one space, filtered by scope and status.
+
+    Thread-safe: writers append under a lock; a search works on the arrays as they were when it
+    started (appends replace arrays, never resize them in place under a reader).
+    """
+
+    def __init__(self, space: str, dim: int) -> None:
+        self.space = space
+        self.dim = dim
+        self._lock = threading.Lock()
+        self._size = 0
+        self._matrix: FloatMatrix = np.zeros((_INITIAL_CAPACITY, dim), dtype=np.float32)
+        self._seqs = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)
+        self._scopes = np.zeros(_INITIAL_CAPACITY, dtype=np.int32)
+        self._statuses = np.zeros(_INITIAL_CAPACITY, dtype=np.int8)
+        self._row_of: dict[int, int] = {}
+        self._scope_codes: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    @classmethod
+    def load(cls, conn: Any, space: str, dim: int) -> VectorIndex:
+        index = cls(space, dim)
+        rows = conn.execute(
+            "SELECT v.node_seq, v.vector, n.scope, n.status FROM vectors AS v "
+            "JOIN nodes AS n ON n.seq = v.node_seq WHERE v.space = ? ORDER BY v.node_seq",
+            (space,),
+        ).fetchall()
+        if not rows:
+            return index
+        count = len(rows)
+        capacity = max(_INITIAL_CAPACITY, count * 5 // 4)
+        index._matrix = np.zeros((capacity, dim), dtype=np.float32)
+        index._matrix[:count] = np.frombuffer(
+            b"".join(row[1] for row in rows), dtype="<f4"
+        ).reshape(count, dim)
+        index._seqs = np.zeros(capacity, dtype=np.int64)
+        index._seqs[:count] = [row[0] for row in rows]
+        index._scopes = np.zeros(capacity, dtype=np.int32)
+        index._scopes[:count] = [index._scope_code(row[2]) for row in rows]
+        index._statuses = np.zeros(capacity, dtype=np.int8)
+        index._statuses[:count] = [STATUS_CODES[row[3]] for row in rows]
+        index._row_of = {int(seq): i for i, seq in enumerate(index._seqs[:count])}
+        index._size = count
+        return index
+
+    def _scope_code(self, scope: str) -> int:
+        return self._scope_codes.setdefault(scope, len(self._scope_codes))
+
+    def add(self, seq: int, vector: FloatMatrix, scope: str, status: str) -> None:
+        with self._lock:
+            row = self._row_of.get(seq)
+            if row is None:
+                if self._size == len(self._seqs):
+                    self._grow()
+                row = self._size
+                self._size += 1
+                self._row_of[seq] = row
+            self._matrix[row] = vector
+            self._seqs[row] = seq
+            self._scopes[row] = self._scope_code(scope)
+            self._statuses[row] = STATUS_CODES[status]
+
+    def _grow(self) -> None:
+        capacity = max(_INITIAL_CAPACITY, len(self._seqs) * 2)
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        matrix[: self._size] = self._matrix[: self._size]
+        seqs, scopes, statuses = (
+            np.zeros(capacity, dtype=np.int64),
+            np.zeros(capacity, dtype=np.int32),
+            np.zeros(capacity, dtype=np.int8),
+        )
+        seqs[: self._size] = self._seqs[: self._size]
+        scopes[: self._size] = self._scopes[: self._size]
+        statuses[: self._size] = self._statuses[: self._size]
+        self._matrix, self._seqs, self._scopes, self._statuses = matrix, seqs, scopes, statuses
+
+    def set_status(self, seq: int, status: str) -> None:
+        with self._lock:
+            row = self._row_of.get(seq)
+            if row is not None:
+                self._statuses[row] = STATUS_CODES[status]
+
+    def remove(self, seq: int) -> None:
+        """Forget a vector: its row is marked with a status no search asks for."""
+        with self._lock:
+            row = self._row_of.pop(seq, None)
+            if row is not None:
+                self._statuses[row] = -1
+                self._matrix[row] = 0.0
+
+    def contains(self, seq: int) -> bool:
+        return seq in self._row_of
+
+    def search(
+        self,
+        query: FloatMatrix,
+        scopes: Iterable[str],
+        statuses: Sequence[str],
+        k: int,
+    ) -> list[tuple[int, float]]:
+        """The k most similar (seq, cosine) in the given scopes and statuses, best first;
+        equal scores are ordered by seq so the result is a total order."""
+        with self._lock:
+            size = self._size
+            matrix, seqs = self._matrix, self._seqs
+            scope_col, status_col = self._scopes, self._statuses
+            scope_codes = [self._scope_codes[s] for s in scopes if s in self._scope_codes]
+        if size == 0 or not scope_codes or k <= 0:
+            return []
+        mask = np.isin(scope_col[:size], scope_codes) & np.isin(
+            status_col[:size], [STATUS_CODES[s] for s in statuses]
+        )
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        # One product over every row, then pick the visible ones: gathering the visible rows
+        # first would copy most of the matrix on each search.
+        scores = (matrix[:size] @ query)[candidates]
+        take = min(k, scores.size)
+        top = np.argpartition(-scores, take - 1)[:take]
+        rows = candidates[top]
+        order = np.lexsort((seqs[rows], -scores[top]))
+        return [(int(seqs[rows[i]]), float(scores[top[i]])) for i in order]
