@@ -45,7 +45,11 @@ class Config:
 
 
 def create_vault(
-    path: Path, passphrase: str, *, pack: Pack | None = None, embedder: Embedder | None = None,
+    path: Path,
+    passphrase: str,
+    *,
+    pack: Pack | None = None,
+    embedder: Embedder | None = None,
     with_embedder: bool = True,
 ) -> MemoryService:
     """Create a new vault with a pack and the default scope, and return its service."""

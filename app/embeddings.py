@@ -66,7 +66,9 @@ class EmbeddingSpace:
             return None
         return self.embedder.embed([text])[0]
 
-    def store(self, conn: Any, seq: int, vector: FloatArray | None, scope: str, status: str) -> None:
+    def store(
+        self, conn: Any, seq: int, vector: FloatArray | None, scope: str, status: str
+    ) -> None:
         """Inside the caller's transaction: persist the vector, and mirror it once committed."""
         if vector is None:
             # A memory without a vector makes every space incomplete until a rebuild.
@@ -128,7 +130,11 @@ class EmbeddingSpace:
 
 def _texts_of(conn: Any, seqs: list[int]) -> list[tuple[int, str, str, str]]:
     return [
-        (r["seq"], searchable_text(r["title"], r["body"], json.loads(r["attrs"])), r["scope"],
-         r["status"])
+        (
+            r["seq"],
+            searchable_text(r["title"], r["body"], json.loads(r["attrs"])),
+            r["scope"],
+            r["status"],
+        )
         for r in vectors.nodes_to_embed(conn, seqs)
     ]

@@ -37,8 +37,13 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
     for e in edges:
         by_node[e["near_id"]].append(
             EdgeSummary(
-                e["type"], e["layer"], e["direction"], e["other_id"], e["other_type"],
-                e["other_title"], e["rationale"],
+                e["type"],
+                e["layer"],
+                e["direction"],
+                e["other_id"],
+                e["other_type"],
+                e["other_title"],
+                e["rationale"],
             )
         )
     details = [

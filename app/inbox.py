@@ -32,9 +32,7 @@ class Inbox:
             known = records.scope_names(conn)
             if scope not in known:
                 raise UnknownScope(scope, known)
-            records.add_inbox_item(
-                conn, id_=item_id, text=text, scope=scope, captured_at=now_iso()
-            )
+            records.add_inbox_item(conn, id_=item_id, text=text, scope=scope, captured_at=now_iso())
             receipts.append(conn, "inbox", {"captured": 1})
             return _item(records.inbox_item(conn, item_id, [scope]))
 

@@ -73,7 +73,9 @@ class Pack:
 
     @classmethod
     def bundled(cls, name: str = DEFAULT_PACK) -> Pack:
-        text = resources.files("cairn.app").joinpath(f"packs/{name}.toml").read_text("utf-8")
+        text = (
+            resources.files("cairn.app").joinpath(f"bundled_packs/{name}.toml").read_text("utf-8")
+        )
         return cls.from_toml(text, f"{name}.toml")
 
     @classmethod
@@ -116,7 +118,10 @@ class Pack:
     def install(self, conn: Any) -> None:
         registry.install(
             conn,
-            [registry.NodeTypeRow(t.name, t.family, t.description) for t in self.node_types.values()],
+            [
+                registry.NodeTypeRow(t.name, t.family, t.description)
+                for t in self.node_types.values()
+            ],
             [
                 registry.AttrRow(t.name, a.name, a.kind, a.required, a.description)
                 for t in self.node_types.values()
@@ -171,5 +176,10 @@ def _edge_type(name: str, spec: Any, node_types: dict[str, NodeType], source: st
         rules.append((rule[0], rule[1]))
     if not rules:
         raise PackError(source, f"edge type {name} has no rules, so it could never be used")
-    return EdgeType(name, spec["layer"], bool(spec.get("directed", True)), tuple(rules),
-                    spec.get("description", ""))
+    return EdgeType(
+        name,
+        spec["layer"],
+        bool(spec.get("directed", True)),
+        tuple(rules),
+        spec.get("description", ""),
+    )

@@ -64,7 +64,9 @@ def verify(rows: Iterable[Mapping[str, Any]]) -> ChainReport:
     count = 0
     for count, row in enumerate(rows, start=1):
         if row["prev_hash"] != prev:
-            return ChainReport(False, count, prev, f"receipt {count} does not follow its predecessor")
+            return ChainReport(
+                False, count, prev, f"receipt {count} does not follow its predecessor"
+            )
         expected = receipt_hash(prev, row["at"], row["kind"], row["counts"])
         if row["hash"] != expected:
             return ChainReport(False, count, prev, f"receipt {count} was altered")

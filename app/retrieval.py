@@ -70,8 +70,11 @@ def search(
         fused = rrf([vector_leg, text_leg])
         rows = {r["seq"]: r for r in graph_rows.nodes_by_seqs(conn, list(fused), scopes)}
         # A node can change between the legs and this read; keep only what is still visible.
-        fused = {seq: score for seq, score in fused.items() if rows.get(seq, {}).get("status")
-                 in statuses}
+        fused = {
+            seq: score
+            for seq, score in fused.items()
+            if rows.get(seq, {}).get("status") in statuses
+        }
         ranked = total_order(fused, rows)
         top = ranked[: options.limit]
         snippets = fulltext.snippets(conn, expression, top) if expression else {}

@@ -107,8 +107,14 @@ class MemoryService:
     ) -> TraverseResponse:
         statuses = retrieval.SearchOptions(include_archived=include_archived).statuses()
         return graph.traverse(
-            self.vault, self.pack, start, _scopes(scopes), depth=depth, direction=direction,
-            edge_types=edge_types, statuses=statuses,
+            self.vault,
+            self.pack,
+            start,
+            _scopes(scopes),
+            depth=depth,
+            direction=direction,
+            edge_types=edge_types,
+            statuses=statuses,
         )
 
     # -- inbox --------------------------------------------------------------------------------
@@ -116,7 +122,9 @@ class MemoryService:
     def inbox_capture(self, text: str, *, scope: str = "personal") -> InboxItem:
         return self._inbox.capture(text, scope)
 
-    def inbox_list(self, *, scopes: Sequence[str], include_decided: bool = False) -> list[InboxItem]:
+    def inbox_list(
+        self, *, scopes: Sequence[str], include_decided: bool = False
+    ) -> list[InboxItem]:
         return self._inbox.list(_scopes(scopes), include_decided=include_decided)
 
     def inbox_promote(
@@ -202,6 +210,12 @@ class MemoryService:
 
     def close(self) -> None:
         self.vault.close()
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _scopes(scopes: Sequence[str]) -> list[str]:

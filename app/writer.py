@@ -58,8 +58,9 @@ class Writer:
         # Embedding takes tens of milliseconds: do it before taking the write lock.
         vector = self._space.embed(text)
         now = now_iso()
+        node_id = new_id()
         row = {
-            "id": new_id(),
+            "id": node_id,
             "type": memory.type,
             "title": title,
             "body": memory.body,
@@ -82,7 +83,7 @@ class Writer:
             fulltext.index(conn, seq, text)
             self._space.store(conn, seq, vector, memory.scope, memory.status)
             receipts.append(conn, "write", {"nodes": 1})
-            node = Node.from_row(graph_rows.nodes_by_ids(conn, [row["id"]], [memory.scope])[0])
+            node = Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], [memory.scope])[0])
             degree = graph_rows.degree(conn, node.id)
         return WriteResult(outcome, node, embedded=vector is not None, degree=degree)
 
@@ -120,7 +121,7 @@ class Writer:
         if src == dst:
             raise InvalidRequest("A memory cannot be linked to itself.")
         if not spec.directed:
-            src, dst = sorted((src, dst))  # one row per pair, whichever way it was asked
+            src, dst = min(src, dst), max(src, dst)  # one row per pair, either way round
         with self._vault.write() as conn:
             found = {n["id"] for n in graph_rows.nodes_by_ids(conn, [src, dst], scopes)}
             for node_id in (src, dst):
@@ -156,4 +157,3 @@ class Writer:
                 self._space.status_changed(rows[0]["seq"], status)
                 receipts.append(conn, kind, {"nodes": 1})
             return Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
-

@@ -1,0 +1,1 @@
+"""Local extractors and chunking: plain extracted documents in, never the database."""

@@ -87,7 +87,7 @@ def translate(exc: BaseException, path: Path) -> VaultError | None:
     if isinstance(exc, sqlcipher3.IntegrityError):
         return RowRejected(path, _constraint_sentence(text))
     lowered = text.lower()
-    if "database or disk is full" in lowered or "disk i/o error" in lowered and _disk_full(path):
+    if "database or disk is full" in lowered or ("disk i/o error" in lowered and _disk_full(path)):
         return DiskFull(path)
     if "database is locked" in lowered or "database is busy" in lowered:
         return VaultBusy(path)

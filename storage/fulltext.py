@@ -42,7 +42,7 @@ def search(
     statuses: Sequence[str],
     limit: int,
 ) -> list[int]:
-    """Node seqs best first (BM25, then seq for a total order)."""
+    """Node seqs best first (BM25, then newer first: a total order)."""
     if not scopes or not statuses:
         return []
     scope_marks = ",".join("?" * len(scopes))
@@ -50,7 +50,7 @@ def search(
     rows = conn.execute(
         f"SELECT n.seq FROM search_index AS f JOIN nodes AS n ON n.seq = f.rowid "
         f"WHERE search_index MATCH ? AND n.scope IN ({scope_marks}) "
-        f"AND n.status IN ({status_marks}) ORDER BY f.rank, n.seq LIMIT ?",
+        f"AND n.status IN ({status_marks}) ORDER BY f.rank, n.seq DESC LIMIT ?",
         (expression, *scopes, *statuses, limit),
     )
     return [row[0] for row in rows]

@@ -7,6 +7,7 @@ derivation. Nothing here knows what a memory is; that is app's business.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -90,11 +91,10 @@ class Vault:
             if self._closed:
                 return
             self._close_readers()
-            try:
-                # Fold the WAL back into the file so the vault is one file again when closed.
+            # Fold the WAL back into the file so the vault is one file again when closed. If
+            # another process still reads, the (encrypted) WAL is folded in by a later close.
+            with contextlib.suppress(connection.DriverError):
                 self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except connection.DriverError:
-                pass  # another process still reads; the WAL is encrypted and will be folded later
             self._writer.close()
             self._key.wipe()
             self._closed = True
@@ -117,12 +117,13 @@ class Vault:
         with self._write_lock:
             self._require_open()
             outermost = not self._writer.in_transaction
+            # Callbacks registered inside a block that rolls back go with it.
+            registered_before = len(self._after_commit)
             try:
                 with connection.atomic(self._writer, self.path) as conn:
                     yield conn
             except BaseException:
-                if outermost:
-                    self._after_commit.clear()
+                del self._after_commit[registered_before:]
                 raise
             if outermost:
                 callbacks, self._after_commit = self._after_commit, []

@@ -212,7 +212,7 @@ class VectorIndex:
         k: int,
     ) -> list[tuple[int, float]]:
         """The k most similar (seq, cosine) in the given scopes and statuses, best first;
-        equal scores are ordered by seq so the result is a total order."""
+        equal scores put the newer (higher seq) first, so the result is a total order."""
         with self._lock:
             size = self._size
             matrix, seqs = self._matrix, self._seqs
@@ -232,5 +232,5 @@ class VectorIndex:
         take = min(k, scores.size)
         top = np.argpartition(-scores, take - 1)[:take]
         rows = candidates[top]
-        order = np.lexsort((seqs[rows], -scores[top]))
+        order = np.lexsort((-seqs[rows], -scores[top]))
         return [(int(seqs[rows[i]]), float(scores[top[i]])) for i in order]

@@ -1,0 +1,448 @@
+"""The ``cairn`` command line: every verb of the service, human output or ``--json``.
+
+The CLI has no memory semantics of its own: it parses, calls ``MemoryService`` and prints.
+Errors a user can cause print one line on stderr and exit non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cairn.app import compose
+from cairn.app.errors import CairnError, InvalidRequest
+from cairn.app.service import MemoryService
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+VERSION = "0.1.0"
+
+
+# -- passphrases and vault --------------------------------------------------------------------
+
+
+def _ask(prompt: str, env: str, *, twice: bool = False) -> str:
+    value = os.environ.get(env)
+    if value is not None:
+        return value
+    if not sys.stdin.isatty():
+        raise InvalidRequest(f"No passphrase: set {env} or run cairn in a terminal to be asked.")
+    first = getpass.getpass(prompt)
+    if twice and getpass.getpass("Repeat it: ") != first:
+        raise InvalidRequest("The two passphrases differ; nothing was changed.")
+    return first
+
+
+def _vault_path(args: argparse.Namespace) -> Path:
+    if args.vault:
+        return Path(args.vault).expanduser()
+    if os.environ.get("CAIRN_VAULT"):
+        return Path(os.environ["CAIRN_VAULT"]).expanduser()
+    return compose.Config.from_environment().default_vault
+
+
+def _open(args: argparse.Namespace) -> MemoryService:
+    path = _vault_path(args)
+    if not path.exists():
+        return compose.open_vault(path, "")  # raises VaultNotFound with the hint to init
+    return compose.open_vault(path, _ask(f"Passphrase for {path}: ", "CAIRN_PASSPHRASE"))
+
+
+def _scopes(service: MemoryService, args: argparse.Namespace) -> list[str]:
+    return list(args.scope) if getattr(args, "scope", None) else service.scopes()
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def _emit(args: argparse.Namespace, data: Any, human: Callable[[], None]) -> None:
+    if args.json:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        human()
+
+
+def _highlight(snippet: str, spans: Sequence[Sequence[int]]) -> str:
+    if not sys.stdout.isatty():
+        return snippet
+    out, last = [], 0
+    for start, end in spans:
+        out += [snippet[last:start], "\033[1m", snippet[start:end], "\033[0m"]
+        last = end
+    out.append(snippet[last:])
+    return "".join(out)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- verbs ------------------------------------------------------------------------------------
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    path = _vault_path(args)
+    if not args.vault and not os.environ.get("CAIRN_VAULT"):
+        compose.Config.from_environment().ensure_data_dir()
+    passphrase = _ask(f"New passphrase for {path}: ", "CAIRN_PASSPHRASE", twice=True)
+    if not passphrase:
+        raise InvalidRequest("Choose a passphrase: an empty one would leave the vault open.")
+    service = compose.create_vault(path, passphrase)
+    service.close()
+    _emit(args, {"vault": str(path), "created": True}, lambda: print(f"Created {path}"))
+    return 0
+
+
+def _parse_attrs(service: MemoryService, type_name: str, pairs: Sequence[str]) -> dict[str, Any]:
+    node_type = service.pack.node_types.get(type_name)
+    attrs: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise InvalidRequest(f"--attr takes key=value, got {pair!r}.")
+        spec = node_type.attrs.get(key) if node_type else None
+        kind = spec.kind if spec else "string"
+        if kind == "list":
+            attrs[key] = [item.strip() for item in value.split(",") if item.strip()]
+        elif kind == "number":
+            try:
+                attrs[key] = float(value) if "." in value else int(value)
+            except ValueError:
+                raise InvalidRequest(f"{key} is a number, got {value!r}.") from None
+        elif kind == "boolean":
+            attrs[key] = value.strip().lower() in {"1", "true", "yes", "y"}
+        else:
+            attrs[key] = value
+    return attrs
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        body = sys.stdin.read() if args.body == "-" else (args.body or "")
+        result = service.write(
+            args.type,
+            args.title,
+            body,
+            attrs=_parse_attrs(service, args.type, args.attr),
+            scope=args.scope or compose.DEFAULT_SCOPE,
+            source="cli",
+            valid_from=args.valid_from,
+        )
+    _emit(
+        args,
+        result.as_dict(),
+        lambda: print(
+            f"{result.outcome} {result.node.type} {result.node.id}: {result.node.title}"
+            + ("" if result.embedded else "  (not embedded: vector search will need a reindex)")
+        ),
+    )
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        response = service.search(
+            args.query,
+            scopes=_scopes(service, args),
+            limit=args.limit,
+            include_archived=args.archived,
+            include_history=args.history,
+        )
+
+    def human() -> None:
+        for note in response.notes:
+            print(f"note: {note}", file=sys.stderr)
+        if not response.results:
+            print("No memories match.")
+        for i, hit in enumerate(response.results, start=1):
+            print(f"{i:2}. [{hit.type}] {hit.title}  ({hit.id})")
+            print(f"    {_highlight(_one_line(hit.snippet), _shift_spans(hit))}")
+
+    _emit(args, response.as_dict(), human)
+    return 0
+
+
+def _shift_spans(hit: Any) -> list[tuple[int, int]]:
+    # _one_line collapses whitespace; highlights only survive when nothing was collapsed.
+    return hit.highlights if _one_line(hit.snippet) == hit.snippet else []
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        response = service.get(args.ids, scopes=_scopes(service, args))
+
+    def human() -> None:
+        for detail in response.nodes:
+            node = detail.node
+            print(f"{node.id}  [{node.type}] {node.title}  ({node.status}, {node.scope})")
+            if node.body:
+                print(f"  {node.body}")
+            for key, value in sorted(node.attrs.items()):
+                print(f"  {key}: {value}")
+            for edge in detail.edges:
+                arrow = "->" if edge.direction == "out" else "<-"
+                print(
+                    f"  {arrow} {edge.type} {edge.other_id} [{edge.other_type}] {edge.other_title}"
+                )
+        for missing in response.missing:
+            print(f"missing: {missing}", file=sys.stderr)
+
+    _emit(args, response.as_dict(), human)
+    return 0 if response.nodes or not response.missing else EXIT_ERROR
+
+
+def cmd_link(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        result = service.link(
+            args.src, args.dst, args.type, scopes=_scopes(service, args), rationale=args.why
+        )
+    _emit(
+        args,
+        result.as_dict(),
+        lambda: print(
+            f"{'linked' if result.created else 'already linked'}: "
+            f"{result.src} -{result.type}-> {result.dst}"
+        ),
+    )
+    return 0
+
+
+def cmd_traverse(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        response = service.traverse(
+            args.id,
+            scopes=_scopes(service, args),
+            depth=args.depth,
+            direction=args.direction,
+            edge_types=args.edge_type or None,
+        )
+
+    def human() -> None:
+        for node in response.nodes:
+            print(f"{'  ' * node.depth}[{node.type}] {node.title}  ({node.id})")
+        if response.truncated:
+            print("(stopped early: too many memories reached; narrow with --edge-type)")
+
+    _emit(args, response.as_dict(), human)
+    return 0
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        scopes = _scopes(service, args)
+        act = service.unarchive if args.undo else service.archive
+        node = act(args.id, scopes=scopes)
+    _emit(args, node.as_dict(), lambda: print(f"{node.status}: {node.title}"))
+    return 0
+
+
+def cmd_inbox(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        scopes = _scopes(service, args)
+        if args.inbox_verb == "add":
+            item = service.inbox_capture(
+                " ".join(args.text), scope=args.scope[0] if args.scope else compose.DEFAULT_SCOPE
+            )
+            _emit(args, item.as_dict(), lambda: print(f"captured {item.id}"))
+        elif args.inbox_verb == "list":
+            items = service.inbox_list(scopes=scopes, include_decided=args.all)
+
+            def human() -> None:
+                for i in items:
+                    print(f"{i.id}  {i.state:9} {_one_line(i.text)[:70]}")
+                if not items:
+                    print("The inbox is empty.")
+
+            _emit(args, {"items": [i.as_dict() for i in items]}, human)
+        elif args.inbox_verb == "promote":
+            result = service.inbox_promote(args.id, scopes=scopes, type=args.type, title=args.title)
+            _emit(args, result.as_dict(), lambda: print(f"promoted to {result.node.id}"))
+        else:
+            item = service.inbox_discard(args.id, scopes=scopes)
+            _emit(args, item.as_dict(), lambda: print(f"discarded {item.id}"))
+    return 0
+
+
+def cmd_scope(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        if args.scope_verb == "add":
+            created = service.add_scope(args.name)
+            _emit(
+                args,
+                {"scope": args.name, "created": created},
+                lambda: print(("created " if created else "exists: ") + args.name),
+            )
+        else:
+            names = service.scopes()
+            _emit(args, {"scopes": names}, lambda: print("\n".join(names)))
+    return 0
+
+
+def cmd_passwd(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        new = _ask("New passphrase: ", "CAIRN_NEW_PASSPHRASE", twice=True)
+        service.change_passphrase(new)
+    _emit(args, {"changed": True}, lambda: print("Passphrase changed."))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        stats = service.stats(scopes=_scopes(service, args))
+
+    def human() -> None:
+        total = sum(stats["nodes_by_type"].values())
+        print(
+            f"{stats['vault']}: {total} memories, {stats['edges']} links, "
+            f"{stats['file_bytes'] / 1e6:.1f} MB"
+        )
+        for name, count in stats["nodes_by_type"].items():
+            print(f"  {name:14} {count}")
+        print(f"vector search: {'on' if stats['vector_search'] else 'off'} ({stats['embedder']})")
+
+    _emit(args, stats, human)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with _open(args) as service:
+        report = service.verify()
+
+    def human() -> None:
+        print("vault: ok" if not report.integrity_problems else "vault: DAMAGED")
+        for problem in report.integrity_problems + report.index_problems:
+            print(f"  {problem}")
+        chain = report.receipts
+        print(f"receipts: {chain['count']}, {'intact' if chain['ok'] else chain['problem']}")
+
+    _emit(args, report.as_dict(), human)
+    return 0 if report.ok else EXIT_ERROR
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    def progress(done: int, total: int) -> None:
+        if not args.json and total:
+            print(f"\rembedding {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    with _open(args) as service:
+        count = service.rebuild_vectors(progress)
+    if not args.json:
+        print(file=sys.stderr)
+    _emit(args, {"embedded": count}, lambda: print(f"{count} memories embedded."))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from cairn.app.demo import run_demo
+
+    return run_demo()
+
+
+# -- parser -----------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--vault", help="vault file (default: $CAIRN_VAULT, else the data dir)")
+    common.add_argument("--json", action="store_true", help="print JSON")
+    # The same options after a nested verb (`cairn inbox add ... --json`); SUPPRESS keeps the
+    # nested parser from resetting a value given before the nested verb.
+    nested = argparse.ArgumentParser(add_help=False)
+    nested.add_argument("--vault", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    nested.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    scoped = argparse.ArgumentParser(add_help=False)
+    scoped.add_argument("--scope", action="append", help="scope to see (repeat; default: all)")
+
+    parser = argparse.ArgumentParser(prog="cairn", description="Your memory, on your computer.")
+    parser.add_argument("--version", action="version", version=f"cairn {VERSION}")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    def verb(
+        name: str,
+        handler: Callable[[argparse.Namespace], int],
+        help_: str,
+        *parents: argparse.ArgumentParser,
+    ) -> argparse.ArgumentParser:
+        sub = verbs.add_parser(name, parents=[common, *parents], help=help_)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    verb("init", cmd_init, "create a new vault")
+    add = verb("add", cmd_add, "write a memory")
+    add.add_argument("--type", required=True, help="node type, e.g. Note, Fact, Person")
+    add.add_argument("--title", required=True)
+    add.add_argument("--body", help="text, or - to read it from stdin")
+    add.add_argument("--attr", action="append", default=[], metavar="KEY=VALUE")
+    add.add_argument("--scope", help="scope to write to (default: personal)")
+    add.add_argument("--valid-from", help="when it became true (YYYY-MM-DD)")
+    search = verb("search", cmd_search, "find memories by meaning and words", scoped)
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--archived", action="store_true", help="include archived memories")
+    search.add_argument("--history", action="store_true", help="include superseded memories")
+    get = verb("get", cmd_get, "show memories by id", scoped)
+    get.add_argument("ids", nargs="+")
+    link = verb("link", cmd_link, "connect two memories", scoped)
+    link.add_argument("src")
+    link.add_argument("dst")
+    link.add_argument("--type", required=True, help="edge type, e.g. mentions, works_at")
+    link.add_argument("--why", help="rationale kept with the link")
+    trav = verb("traverse", cmd_traverse, "walk the graph from a memory", scoped)
+    trav.add_argument("id")
+    trav.add_argument("--depth", type=int, default=1)
+    trav.add_argument("--direction", choices=["out", "in", "both"], default="both")
+    trav.add_argument("--edge-type", action="append")
+    archive = verb("archive", cmd_archive, "hide a memory from default reads", scoped)
+    archive.add_argument("id")
+    archive.add_argument("--undo", action="store_true", help="bring it back")
+    inbox = verb("inbox", cmd_inbox, "quick captures", scoped)
+    inbox_verbs = inbox.add_subparsers(dest="inbox_verb", required=True)
+    inbox_add = inbox_verbs.add_parser("add", help="capture text", parents=[nested])
+    inbox_add.add_argument("text", nargs="+")
+    inbox_list = inbox_verbs.add_parser("list", help="list open captures", parents=[nested])
+    inbox_list.add_argument("--all", action="store_true", help="also promoted and discarded")
+    promote = inbox_verbs.add_parser(
+        "promote", help="turn a capture into a memory", parents=[nested]
+    )
+    promote.add_argument("id")
+    promote.add_argument("--type", default="Note")
+    promote.add_argument("--title")
+    discard = inbox_verbs.add_parser(
+        "discard", help="set a capture aside (kept, not deleted)", parents=[nested]
+    )
+    discard.add_argument("id")
+    scope = verb("scope", cmd_scope, "list or add scopes")
+    scope_verbs = scope.add_subparsers(dest="scope_verb", required=True)
+    scope_add = scope_verbs.add_parser("add", parents=[nested])
+    scope_add.add_argument("name")
+    scope_verbs.add_parser("list", parents=[nested])
+    verb("passwd", cmd_passwd, "change the passphrase")
+    verb("stats", cmd_stats, "counts and sizes", scoped)
+    verb("verify", cmd_verify, "check the file's integrity and the receipt chain")
+    verb("reindex", cmd_reindex, "embed memories that lack a vector (turns vector search on)")
+    verb("demo", cmd_demo, "a short tour on a temporary vault")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except CairnError as error:
+        print(f"cairn: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("cairn: interrupted; nothing half-written was kept.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

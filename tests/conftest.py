@@ -1,0 +1,97 @@
+"""Shared fixtures. Every test runs isolated: data directories point at a temp path, and any
+socket connection to a non-loopback address fails the test (invariant I5)."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cairn.app import compose
+from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.service import MemoryService
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
+PASSPHRASE = "correct horse battery staple"
+
+
+class NetworkBlocked(AssertionError):
+    """A test (or the code under it) tried to reach beyond this machine."""
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX paths
+        return True
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        if not _is_loopback(address):
+            raise NetworkBlocked(f"network access to {address!r} attempted")
+        return real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+        if not _is_loopback(address):
+            raise NetworkBlocked(f"network access to {address!r} attempted")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test touches the real home: data, config and cache all live under tmp_path."""
+    home = tmp_path / "home"
+    for name in ("data", "config", "cache"):
+        (home / name).mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("CAIRN_DATA_DIR", str(home / "data" / "cairn"))
+    for name in ("CAIRN_VAULT", "CAIRN_PASSPHRASE", "CAIRN_NEW_PASSPHRASE"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMEmbedder:
+    """The real bundled model, loaded once for the whole run."""
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def vault_path(tmp_path: Path) -> Path:
+    return tmp_path / "test.cairn"
+
+
+@pytest.fixture
+def service(vault_path: Path, embedder: MiniLMEmbedder) -> Iterator[MemoryService]:
+    """A fresh vault with the personal pack and the real embedder."""
+    svc = compose.create_vault(vault_path, PASSPHRASE, embedder=embedder)
+    yield svc
+    svc.close()
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"the shared test corpus is not at {CORPUS}")
+    return CORPUS
