@@ -41,6 +41,7 @@ class Config:
     def ensure_data_dir(self) -> Path:
         # 0700: the data dir holds the vault and nothing in it is anyone else's business.
         self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)  # mkdir's mode is narrowed by the umask, never widened
         return self.data_dir
 
 

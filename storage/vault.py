@@ -8,6 +8,7 @@ derivation. Nothing here knows what a memory is; that is app's business.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from cairn.storage import connection
 from cairn.storage.errors import (
     NotAVault,
     VaultClosed,
+    VaultError,
     VaultExists,
     VaultNotFound,
 )
@@ -46,8 +48,13 @@ class Vault:
         if path.exists():
             raise VaultExists(path)
         if not path.parent.is_dir():
-            raise VaultNotFound(path.parent)
+            raise VaultError(
+                path, f"The folder {path.parent} does not exist; create it or choose another."
+            )
         key = VaultKey.for_new_vault(passphrase)
+        # Created empty with owner-only permissions before SQLite opens it: SQLite gives the
+        # -wal and -shm files the main file's mode, so none of them is readable by others.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         try:
             writer = connection.connect(path, key, create=True)
             migrate(writer, path)

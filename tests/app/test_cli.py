@@ -131,3 +131,18 @@ def test_the_installed_console_script_reports_a_wrong_passphrase(vault_path: Pat
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]
     assert str(vault_path) in done.stderr
     assert "hmac" not in done.stderr.lower()  # SQLCipher's own log lines are silenced
+
+
+def test_init_in_the_data_dir_is_private(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CAIRN_PASSPHRASE", PASSPHRASE)
+    assert main(["init"]) == 0
+    data_dir = Path(os.environ["CAIRN_DATA_DIR"])
+    assert (data_dir.stat().st_mode & 0o777) == 0o700
+    vault = data_dir / "vault.cairn"
+    assert (vault.stat().st_mode & 0o777) == 0o600
+    assert main(["add", "--type", "Note", "--title", "private"]) == 0
+    for leftover in data_dir.iterdir():
+        assert (leftover.stat().st_mode & 0o077) == 0, leftover
+    capsys.readouterr()

@@ -28,35 +28,37 @@ def reference(
     query: np.ndarray,
     scopes: list[str],
     statuses: list[str],
-    k: int,
 ) -> list[tuple[int, float]]:
-    """Brute force: every visible row's cosine, best first, ties by seq, the first k."""
+    """Brute force: every visible row's cosine, best first, ties newer (higher seq) first."""
     scored = [
         (seq, float(np.dot(vector.astype(np.float64), query.astype(np.float64))))
         for seq, (vector, scope, status) in rows.items()
         if scope in scopes and status in statuses
     ]
-    scored.sort(key=lambda item: (-item[1], item[0]))
-    return scored[: max(k, 0)]
+    scored.sort(key=lambda item: (-item[1], -item[0]))
+    return scored
 
 
-def assert_same_top_k(got: list[tuple[int, float]], want: list[tuple[int, float]]) -> None:
-    """Equal as rankings, allowing float32 rounding: same length, same scores in order, every
-    returned seq scored as the reference scores it, and the seqs equal wherever scores are
-    clearly apart from their neighbours."""
+def assert_exact_top_k(
+    got: list[tuple[int, float]], ranked: list[tuple[int, float]], k: int
+) -> None:
+    """``got`` is the first k of the brute-force ranking ``ranked``, allowing float32 rounding:
+    the same scores in the same order, each returned seq scored as the reference scores it, and
+    the same seq at every rank whose score is clearly apart from every other visible score.
+    (Which of exactly tied rows a cut keeps is test_a_cut_through_a_tie_keeps_the_newest_seqs's
+    business.)"""
+    want = ranked[: max(k, 0)]
     assert len(got) == len(want)
-    want_score = dict(want)
+    score_of = dict(ranked)
+    assert len({seq for seq, _ in got}) == len(got)
     got_scores = [score for _, score in got]
     assert got_scores == sorted(got_scores, reverse=True)
     for (seq, score), (_, expected) in zip(got, want, strict=True):
         assert score == pytest.approx(expected, abs=TOLERANCE)
-        if seq in want_score:
-            assert score == pytest.approx(want_score[seq], abs=TOLERANCE)
-    assert len({seq for seq, _ in got}) == len(got)
-    scores = [score for _, score in want]
+        assert score == pytest.approx(score_of[seq], abs=TOLERANCE)
+    all_scores = [score for _, score in ranked]
     for i, (seq, score) in enumerate(want):
-        apart = all(abs(score - other) > 2 * TOLERANCE for j, other in enumerate(scores) if j != i)
-        if apart:
+        if sum(abs(score - other) <= 2 * TOLERANCE for other in all_scores) == 1:
             assert got[i][0] == seq
 
 
@@ -89,7 +91,7 @@ def test_search_is_the_exact_top_k(
 
     got = index.search(query, scopes, statuses, k)
 
-    assert_same_top_k(got, reference(rows, query, scopes, statuses, k))
+    assert_exact_top_k(got, reference(rows, query, scopes, statuses), k)
     assert all(isinstance(seq, int) and isinstance(score, float) for seq, score in got)
     assert len(index) == n
 
@@ -209,7 +211,7 @@ def test_growth_beyond_the_initial_capacity_keeps_results_right() -> None:
     assert index.contains(1) and index.contains(5 * (n - 1) + 1)
     for query in unit_vectors(rng, 5, dim):
         got = index.search(query, ["personal"], ["active"], 25)
-        assert_same_top_k(got, reference(rows, query, ["personal"], ["active"], 25))
+        assert_exact_top_k(got, reference(rows, query, ["personal"], ["active"]), 25)
     for i in (0, 1023, 1024, 2047, 2048, n - 1):
         seq = 5 * i + 1
         best = index.search(matrix[i], [SCOPES[i % 2]], ["active"], 1)
@@ -219,29 +221,29 @@ def test_growth_beyond_the_initial_capacity_keeps_results_right() -> None:
 # -- ties -----------------------------------------------------------------------------------------
 
 
-def test_equal_scores_are_ordered_by_seq() -> None:
+def test_equal_scores_put_the_newer_seq_first() -> None:
     index = VectorIndex("test", 3)
     same = np.array([0.6, 0.8, 0.0], dtype=np.float32)
     for seq in (50, 7, 31, 2, 19):
         index.add(seq, same, "personal", "active")
     index.add(99, np.array([0, 0, 1], dtype=np.float32), "personal", "active")
     got = index.search(same, ["personal"], ["active"], 10)
-    assert [seq for seq, _ in got] == [2, 7, 19, 31, 50, 99]
+    assert [seq for seq, _ in got] == [50, 31, 19, 7, 2, 99]
     assert index.search(same, ["personal"], ["active"], 10) == got  # and the same every time
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="BUG storage/vectors.py VectorIndex.search: np.argpartition picks an arbitrary "
-    "subset of tied rows when k cuts through a tie, so the lowest seqs are not the ones kept",
+    reason="BUG storage/vectors.py VectorIndex.search: np.argpartition keeps an arbitrary "
+    "subset of tied rows when k cuts through a tie (here the oldest), not the newest seqs",
 )
-def test_a_cut_through_a_tie_keeps_the_lowest_seqs() -> None:
+def test_a_cut_through_a_tie_keeps_the_newest_seqs() -> None:
     index = VectorIndex("test", 4)
     same = np.array([1, 0, 0, 0], dtype=np.float32)
-    for seq in range(100, 0, -1):
+    for seq in range(1, 101):  # seqs grow as memories are written: the usual order
         index.add(seq, same, "personal", "active")
     got = index.search(same, ["personal"], ["active"], 3)
-    assert [seq for seq, _ in got] == [1, 2, 3]
+    assert [seq for seq, _ in got] == [100, 99, 98]
 
 
 # -- loading from a vault -------------------------------------------------------------------------
