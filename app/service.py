@@ -179,7 +179,7 @@ class MemoryService:
                 "embedder": self._space.identity,
                 "vector_search": self._space.ready,
                 "embedding_spaces": vectors.spaces(conn),
-                "receipts": len(records.receipts(conn)),
+                "receipts": records.receipt_count(conn),
             }
 
     def verify(self) -> VerifyReport:
@@ -187,7 +187,7 @@ class MemoryService:
         problems = self.vault.integrity_problems()
         with self.vault.read() as conn:
             chain = receipts.verify(records.receipts(conn)).as_dict()
-            node_count = len(graph_rows.all_node_seqs(conn))
+            node_count = graph_rows.node_count(conn)
             indexed = fulltext.indexed_count(conn)
         index_problems = []
         if indexed != node_count:

@@ -32,27 +32,24 @@ def update_node(conn: Any, node_id: str, changes: dict[str, Any]) -> None:
 
 
 def nodes_by_ids(conn: Any, ids: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
-    if not ids or not scopes:
-        return []
-    return [
-        dict(row)
-        for row in conn.execute(
-            f"SELECT {NODE_COLUMNS} FROM nodes WHERE id IN ({_marks(ids)}) "
-            f"AND scope IN ({_marks(scopes)})",
-            (*ids, *scopes),
-        )
-    ]
+    return _nodes_where(conn, "id", ids, scopes)
 
 
 def nodes_by_seqs(conn: Any, seqs: Sequence[int], scopes: Sequence[str]) -> list[dict[str, Any]]:
-    if not seqs or not scopes:
+    return _nodes_where(conn, "seq", seqs, scopes)
+
+
+def _nodes_where(
+    conn: Any, column: str, keys: Sequence[Any], scopes: Sequence[str]
+) -> list[dict[str, Any]]:
+    if not keys or not scopes:
         return []
     return [
         dict(row)
         for row in conn.execute(
-            f"SELECT {NODE_COLUMNS} FROM nodes WHERE seq IN ({_marks(seqs)}) "
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE {column} IN ({_marks(keys)}) "
             f"AND scope IN ({_marks(scopes)})",
-            (*seqs, *scopes),
+            (*keys, *scopes),
         )
     ]
 
@@ -145,5 +142,5 @@ def edge_count(conn: Any, scopes: Sequence[str]) -> int:
     return int(row[0])
 
 
-def all_node_seqs(conn: Any) -> list[int]:
-    return [row[0] for row in conn.execute("SELECT seq FROM nodes ORDER BY seq")]
+def node_count(conn: Any) -> int:
+    return int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])

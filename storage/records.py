@@ -54,6 +54,10 @@ def append_receipt(
     )
 
 
+def receipt_count(conn: Any) -> int:
+    return int(conn.execute("SELECT count(*) FROM receipts").fetchone()[0])
+
+
 def receipts(conn: Any) -> list[dict[str, Any]]:
     return [
         dict(row)
