@@ -14,10 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import corpus
 from cairn.app import compose
 from cairn.app.embedder import Embedder
-
-from bench import corpus
 
 PASSPHRASE = "bench: correct horse battery staple"
 SCOPES = ("personal", "work", "research")

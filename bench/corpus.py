@@ -18,15 +18,17 @@ VASWANI = PROJECT_ROOT.parent / "shared" / "corpus" / "02_ir" / "vaswani_npl"
 _DOC = re.compile(r"<DOC>\s*<DOCNO>\s*\d+\s*</DOCNO>(.*?)</DOC>", re.S)
 _QUERY = re.compile(r"<title>(.*?)</title>", re.S | re.I)
 _TAGS = ("physics", "circuits", "reading", "ideas", "work", "to-check")
-_VOCABULARY = (
+_VOCABULARY_TEXT = (
     "signal noise circuit transistor amplifier frequency antenna wave plasma electron field "
     "magnetic voltage current resistance filter phase spectrum laser crystal lattice thermal "
     "measurement theory model equation solution boundary layer radiation scattering beam pulse "
     "detector receiver transmitter ionosphere propagation impedance network feedback stability "
     "oscillator semiconductor diode conductivity energy particle quantum surface density "
     "temperature pressure method analysis design system digital computer storage memory logic"
-).split()
-_GLUE = "the of a in for with and by on to from is are using between at under".split()
+)
+_GLUE_TEXT = "the of a in for with and by on to from is are using between at under"
+_VOCABULARY = _VOCABULARY_TEXT.split()
+_GLUE = _GLUE_TEXT.split()
 
 
 @dataclass(frozen=True)

@@ -20,15 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from bench.embedders import RandomEmbedder, TimedEmbedder
+from bench.measure import memory_mb, ms, summary, vault_bytes
 from cairn.app import compose, retrieval
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.service import MemoryService
 from cairn.storage import fulltext, graph_rows, vectors
 from cairn.storage.keys import VaultKey, read_salt
 from cairn.storage.vault import Vault
-
-from bench.embedders import RandomEmbedder, TimedEmbedder
-from bench.measure import memory_mb, ms, summary, vault_bytes
 
 SCOPES = ["personal", "work", "research"]
 WARMUP = 20
@@ -83,17 +82,20 @@ def _searches(service: MemoryService, queries: list[str]) -> dict[str, Any]:
     for query in queries[:WARMUP]:
         service.search(query, scopes=SCOPES, limit=LIMIT)
     times: list[float] = []
+    cpu: list[float] = []
     empty = 0
     vector_on = True
     for query in queries:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         response = service.search(query, scopes=SCOPES, limit=LIMIT)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         empty += not response.results
         vector_on &= response.vector_search
     print(f"    searched {len(queries)} queries", file=sys.stderr, flush=True)
     return {
         **summary(times),
+        "cpu": summary(cpu),  # process CPU time: above wall time when numpy uses 2 threads
         "first_ms": ms(first),
         "empty_results": empty,
         "vector_search": vector_on,

@@ -9,13 +9,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
-
 from bench import corpus
 from bench.build import PASSPHRASE, SCOPES, scope_of
 from bench.embedders import TimedEmbedder
 from bench.measure import summary
+from cairn.app import compose
+from cairn.app.embedder import MiniLMEmbedder
 
 THROUGHPUT_PASSAGES = 512
 THROUGHPUT_RUNS = 3

@@ -20,12 +20,12 @@ def match_expression(query: str, *, prefix_last: bool = True) -> str | None:
     Words are quoted, so FTS5 operators typed by a user (AND, NEAR, ``*``, quotes) are taken as
     words and can never make the query fail. OR semantics let BM25 rank partial matches.
     """
-    words = _WORD.findall(query)
+    words = [word.lower() for word in _WORD.findall(query)]
     if not words:
         return None
-    terms = [f'"{word}"' for word in dict.fromkeys(word.lower() for word in words)]
-    if prefix_last and len(words[-1]) >= 2:
-        terms[-1] = f"{terms[-1]}*"
+    last = words[-1]  # the word being typed: it is the one matched as a prefix
+    terms = [f'"{word}"' for word in dict.fromkeys(words) if word != last]
+    terms.append(f'"{last}"*' if prefix_last and len(last) >= 2 else f'"{last}"')
     return " OR ".join(terms)
 
 

@@ -39,6 +39,7 @@ BEGIN
             WHEN 'date' THEN j.type = 'text'
                  AND j.value GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'
                  AND date(substr(j.value, 1, 10)) IS substr(j.value, 1, 10)
+                 AND (length(j.value) = 10 OR datetime(j.value) IS NOT NULL)
             WHEN 'list' THEN j.type = 'array'
                  AND NOT EXISTS (SELECT 1 FROM json_each(j.value) AS e WHERE e.type <> 'text')
             ELSE 0 END;
@@ -88,8 +89,10 @@ BEGIN
                                    AND r.dst_type IN ('*', other.type))
                    OR (e.dst = NEW.id AND r.dst_type IN ('*', NEW.type)
                                       AND r.src_type IN ('*', other.type))
-                   OR (t.directed = 0 AND r.src_type IN ('*', other.type, NEW.type)
-                                      AND r.dst_type IN ('*', other.type, NEW.type))));
+                   OR (t.directed = 0
+                       AND ((r.src_type IN ('*', other.type) AND r.dst_type IN ('*', NEW.type))
+                            OR (r.src_type IN ('*', NEW.type)
+                                AND r.dst_type IN ('*', other.type))))));
 END;
 """
 

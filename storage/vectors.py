@@ -128,7 +128,7 @@ class VectorIndex:
         self._scope_codes: dict[str, int] = {}
 
     def __len__(self) -> int:
-        return self._size
+        return len(self._row_of)
 
     @classmethod
     def load(cls, conn: Any, space: str, dim: int) -> VectorIndex:
@@ -230,7 +230,13 @@ class VectorIndex:
         # first would copy most of the matrix on each search.
         scores = (matrix[:size] @ query)[candidates]
         take = min(k, scores.size)
-        top = np.argpartition(-scores, take - 1)[:take]
+        if take < scores.size:
+            # Keep every row tied with the k-th best, so the cut falls by the tie-break below
+            # and not wherever argpartition happened to put tied rows.
+            kth_best = np.partition(scores, scores.size - take)[scores.size - take]
+            top = np.flatnonzero(scores >= kth_best)
+        else:
+            top = np.arange(scores.size)
         rows = candidates[top]
-        order = np.lexsort((-seqs[rows], -scores[top]))
+        order = np.lexsort((-seqs[rows], -scores[top]))[:take]
         return [(int(seqs[rows[i]]), float(scores[top[i]])) for i in order]

@@ -191,6 +191,13 @@ def test_match_expression_quotes_dedupes_and_prefixes_the_last_word() -> None:
     assert match_expression("NEAR(x*)") == '"near" OR "x"'
 
 
+def test_a_repeated_last_word_does_not_move_the_prefix() -> None:
+    # A one-letter prefix matches far too much; the code means to never make one.
+    assert '"m"*' not in (match_expression("tea m tea") or "")
+    # "tea" was not the last word typed, so it is not the one to complete.
+    assert '"tea"*' not in (match_expression("milk tea milk") or "")
+
+
 def test_the_last_word_matches_as_a_prefix(fts: tuple[MemoryService, dict[str, int]]) -> None:
     svc, seqs = fts
     assert _search(svc, "hosp") == [seqs["Ann Example"]]

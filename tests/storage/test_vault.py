@@ -21,6 +21,7 @@ from cairn.storage.errors import (
     NotAVault,
     SchemaTooNew,
     VaultClosed,
+    VaultError,
     VaultExists,
     VaultNotFound,
     WrongPassphrase,
@@ -325,9 +326,28 @@ def test_creating_over_an_existing_path_is_refused(vault: Vault, tmp_path: Path)
 
 
 def test_creating_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(VaultNotFound):
-        Vault.create(tmp_path / "missing" / "v.cairn", PASSPHRASE)
-    assert not (tmp_path / "missing").exists()
+    missing = tmp_path / "missing"
+    with pytest.raises(VaultError) as caught:
+        Vault.create(missing / "v.cairn", PASSPHRASE)
+    assert str(missing) in str(caught.value)
+    assert not missing.exists()
+
+
+def test_the_vault_and_its_side_files_are_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.cairn"
+    created = Vault.create(path, PASSPHRASE)
+    try:
+        with created.write() as conn:
+            records.set_setting(conn, "greeting", "hello")
+        with created.read() as conn:
+            conn.execute("SELECT 1").fetchone()
+        files = _siblings(path)
+        assert {p.name for p in files} >= {path.name, path.name + "-wal", path.name + "-shm"}
+        for file in files:
+            assert file.stat().st_mode & 0o077 == 0, f"{file} is {oct(file.stat().st_mode)}"
+    finally:
+        created.close()
+    assert path.stat().st_mode & 0o077 == 0
 
 
 # -- migrations -----------------------------------------------------------------------------------
@@ -491,11 +511,6 @@ def test_after_commit_outside_a_transaction_runs_at_once(vault: Vault) -> None:
     assert calls == [1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG storage/vault.py Vault.write: a callback registered inside a savepoint that "
-    "rolls back still runs when the outer transaction commits",
-)
 def test_after_commit_of_a_rolled_back_savepoint_never_runs(vault: Vault) -> None:
     calls: list[str] = []
     with vault.write():

@@ -232,11 +232,6 @@ def test_equal_scores_put_the_newer_seq_first() -> None:
     assert index.search(same, ["personal"], ["active"], 10) == got  # and the same every time
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG storage/vectors.py VectorIndex.search: np.argpartition keeps an arbitrary "
-    "subset of tied rows when k cuts through a tie (here the oldest), not the newest seqs",
-)
 def test_a_cut_through_a_tie_keeps_the_newest_seqs() -> None:
     index = VectorIndex("test", 4)
     same = np.array([1, 0, 0, 0], dtype=np.float32)

@@ -1,0 +1,170 @@
+"""The printed table and the JSON file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MB = 1024 * 1024
+
+
+def search_target_ms(count: int) -> float:
+    """Search p95 targets: 15 ms up to 10k memories, 25 ms up to 100k (and beyond)."""
+    return 15.0 if count <= 10_000 else 25.0
+
+
+OPEN_TARGET_S = 2.0  # at 100k; a smaller vault must open at least as fast
+
+
+def targets(count: int) -> dict[str, float]:
+    return {"search_p95_ms": search_target_ms(count), "open_to_ready_s": OPEN_TARGET_S}
+
+
+def _verdict(value: float, limit: float) -> str:
+    return "ok" if value <= limit else "MISS"
+
+
+def print_report(results: dict[str, Any]) -> None:
+    machine = results["machine"]
+    print()
+    print(
+        f"Cairn benchmark: {machine['cpu_count']} CPUs ({machine['cpu_model']}), "
+        f"Python {machine['python']}, numpy {machine['numpy']}, SQLite {machine['sqlite']}"
+    )
+    print(
+        f"load average at start {machine['load_average_at_start']}, at end "
+        f"{results.get('load_average_at_end')}; text: {results['texts']}"
+    )
+    real = results.get("real")
+    if real:
+        _print_real(real)
+    if results["scales"]:
+        _print_scales(results["scales"])
+    print(f"\nwhole run: {results['elapsed_s']:.0f} s; JSON: {results.get('json_path')}")
+
+
+def _print_real(real: dict[str, Any]) -> None:
+    rate, writes, search = real["throughput"], real["line"]["write"], real["line"]["search"]
+    print(f"\nReal model ({real['embedder']}, {real['threads']} threads)")
+    print(
+        f"  embedding throughput   {rate['median_per_s']:7.1f} passages/s  (median of "
+        f"{len(rate['runs_per_s'])} runs {rate['runs_per_s']}; {rate['passages']} passages, "
+        f"{rate['mean_chars']:.0f} chars on average, batch {rate['batch_size']})"
+    )
+    plain = writes["without_embedding"]
+    print(
+        f"  write, N={writes['n']:<4}          p50 {writes['p50_ms']:6.1f} ms   p95 "
+        f"{writes['p95_ms']:6.1f} ms  (without the embedding: p50 {plain['p50_ms']:.1f}, "
+        f"p95 {plain['p95_ms']:.1f} ms)"
+    )
+    embed = search["query_embedding"]
+    print(
+        f"  search, {search['n']} queries     p50 {search['p50_ms']:6.1f} ms   p95 "
+        f"{search['p95_ms']:6.1f} ms  (of which query embedding p50 {embed['p50_ms']:.1f} ms; "
+        f"vault of {real['line']['memories']} memories)"
+    )
+
+
+Row = tuple[str, Callable[[int, dict[str, Any]], str], str]
+
+
+def _rows() -> list[Row]:
+    def search_p95(n: int, s: dict[str, Any]) -> str:
+        value = s["probe"]["search"]["p95_ms"]
+        return f"{value:.2f} {_verdict(value, search_target_ms(n))}"
+
+    def open_time(n: int, s: dict[str, Any]) -> str:
+        value = s["probe"]["open_s"]["median"]
+        return f"{value:.3f} {_verdict(value, OPEN_TARGET_S)}"
+
+    def leg(name: str) -> Callable[[int, dict[str, Any]], str]:
+        return lambda n, s: f"{s['probe']['search_legs'][name]['p50_ms']:.2f}"
+
+    def inner(name: str) -> Callable[[int, dict[str, Any]], str]:
+        return lambda n, s: f"{s['probe']['search_legs']['vector_internals'][name]['p50_ms']:.2f}"
+
+    def open_leg(name: str) -> Callable[[int, dict[str, Any]], str]:
+        return lambda n, s: f"{s['probe']['open_legs'][name]:.3f}"
+
+    return [
+        ("memories (archived)", lambda n, s: f"{n:,} ({s['build']['archived']:,})", ""),
+        ("build s (memories/s)", lambda n, s: _build(s["build"]), ""),
+        ("file MB (vault + wal)", lambda n, s: _size(s["probe"]["size_after_open"]), ""),
+        ("open-to-ready s, median of 3", open_time, "<= 2 s"),
+        ("  key derivation s", open_leg("key_derivation_s"), ""),
+        ("  Vault.open s (incl. key)", open_leg("vault_open_s"), ""),
+        ("  EmbeddingSpace s", open_leg("embedding_space_s"), ""),
+        ("    index SELECT+fetchall s", open_leg("index_query_fetch_s"), ""),
+        ("    VectorIndex.load s", open_leg("index_load_s"), ""),
+        ("first search ms", lambda n, s: f"{s['probe']['search']['first_ms']:.1f}", ""),
+        ("search p50 ms", lambda n, s: f"{s['probe']['search']['p50_ms']:.2f}", ""),
+        ("search p95 ms", search_p95, "<= 15 (10k), 25 (100k)"),
+        ("  CPU time p50 / p95 ms", lambda n, s: _pair(s["probe"]["search"]["cpu"]), ""),
+        ("  leg p50: query embed ms", leg("embed"), ""),
+        ("  leg p50: vector ms", leg("vector"), ""),
+        ("    mask / product / top-k", lambda n, s: _internals(s), ""),
+        ("  leg p50: fulltext ms", leg("fulltext"), ""),
+        ("  leg p95: fulltext ms", lambda n, s: _p95(s, "fulltext"), ""),
+        ("  leg p50: rows + rank ms", leg("rows"), ""),
+        ("  leg p50: snippets ms", leg("snippets"), ""),
+        ("write p50 / p95 ms", lambda n, s: _pair(s["probe"]["write"]), ""),
+        ("  without embedding", lambda n, s: _pair(s["probe"]["write"]["without_embedding"]), ""),
+        ("RSS before open MB", lambda n, s: _mem(s, "memory_before_open", "vmrss_mb"), ""),
+        ("RSS after open MB", lambda n, s: _mem(s, "memory_after_open", "vmrss_mb"), ""),
+        ("peak RSS (VmHWM) MB", lambda n, s: _mem(s, "memory_at_end", "vmhwm_mb"), ""),
+    ]
+
+
+def _build(build: dict[str, Any]) -> str:
+    return f"{build['seconds']:.1f} ({build['per_second']:,.0f})"
+
+
+def _size(sizes: dict[str, int]) -> str:
+    return f"{sizes['total_bytes'] / MB:.1f}"
+
+
+def _pair(stats: dict[str, Any]) -> str:
+    return f"{stats['p50_ms']:.2f} / {stats['p95_ms']:.2f}"
+
+
+def _p95(s: dict[str, Any], name: str) -> str:
+    return f"{s['probe']['search_legs'][name]['p95_ms']:.2f}"
+
+
+def _internals(s: dict[str, Any]) -> str:
+    parts = s["probe"]["search_legs"].get("vector_internals") or {}
+    if not parts:
+        return "-"
+    return " / ".join(f"{parts[k]['p50_ms']:.2f}" for k in ("mask", "product", "top_k"))
+
+
+def _mem(s: dict[str, Any], when: str, key: str) -> str:
+    value = s["probe"].get(when, {}).get(key)
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _print_scales(scales: dict[str, dict[str, Any]]) -> None:
+    counts = sorted(int(n) for n in scales)
+    print("\nScale lines (random unit vectors, 384-d; MemoryService on an encrypted vault)")
+    header = ["metric", *[f"{n:,}" for n in counts], "target"]
+    table = [header]
+    for label, cell, target in _rows():
+        table.append([label, *[cell(n, scales[str(n)]) for n in counts], target])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for i, row in enumerate(table):
+        cells = [row[0].ljust(widths[0])]
+        cells += [row[j].rjust(widths[j]) for j in range(1, len(row) - 1)]
+        cells.append(row[-1])
+        print("  " + "  ".join(cells).rstrip())
+        if i == 0:
+            print("  " + "  ".join("-" * w for w in widths))
+
+
+def write_json(results: dict[str, Any], path: Path | None = None) -> Path:
+    path = path or RESULTS / "latest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2, sort_keys=False) + "\n")
+    return path

@@ -1,0 +1,133 @@
+"""``python -m bench.run``: Cairn's benchmark; prints a table, writes bench/results/latest.json.
+
+1. Embedding throughput of the real model (``MiniLMEmbedder()``, one thread per core).
+2. The real write line: single ``MemoryService.write`` calls on a vault using the model.
+3. Scale lines (default 10k and 100k memories): vaults built through the real write path with
+   random unit vectors (see ``bench.build``), then measured in a fresh process each
+   (``bench.probe``): open-to-ready, search latency, single writes, memory, file size.
+
+Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``. Vaults live
+in a temporary folder that is removed at the end; nothing is reused between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bench import build, corpus, realembed, report
+from bench.embedders import RandomEmbedder
+from bench.measure import load_average, machine
+
+DEFAULT_SCALES = (10_000, 100_000)
+QUICK_SCALES = (1_000, 10_000)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="scales 1k and 10k only")
+    parser.add_argument("--scales", help="comma-separated memory counts, e.g. 10000,100000")
+    parser.add_argument("--skip-real", action="store_true", help="skip the real-model lines")
+    parser.add_argument("--real-writes", type=int, default=300, help="writes with the model")
+    parser.add_argument("--writes", type=int, default=100, help="single writes per scale")
+    parser.add_argument("--queries", type=int, default=200, help="search queries per scale")
+    return parser.parse_args(argv)
+
+
+def scales_of(args: argparse.Namespace) -> list[int]:
+    if args.scales:
+        return sorted({int(part.replace("_", "")) for part in args.scales.split(",") if part})
+    return list(QUICK_SCALES if args.quick else DEFAULT_SCALES)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    texts = corpus.load()
+    results: dict[str, Any] = {
+        "machine": machine(),
+        "texts": texts.source,
+        "arguments": vars(args),
+        "real": None,
+        "scales": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="cairn-bench-") as folder:
+        root = Path(folder)
+        if not args.skip_real:
+            results["real"] = real_lines(root, texts, args.real_writes)
+        for count in scales_of(args):
+            results["scales"][str(count)] = scale_line(root, texts, count, args)
+    results["load_average_at_end"] = load_average()
+    results["elapsed_s"] = round(time.perf_counter() - started, 1)
+    results["json_path"] = str(report.write_json(results))
+    report.write_json(results)
+    report.print_report(results)
+    return results
+
+
+def real_lines(root: Path, texts: corpus.Texts, writes: int) -> dict[str, Any]:
+    from cairn.app.embedder import MiniLMEmbedder
+
+    _say("real model: loading")
+    start = time.perf_counter()
+    embedder = MiniLMEmbedder()
+    load_s = time.perf_counter() - start
+    threads = embedder._session.get_session_options().intra_op_num_threads
+    _say("real model: throughput")
+    throughput = realembed.throughput(embedder, texts.passages)
+    _say(f"real model: {writes} writes and the corpus queries")
+    line = realembed.writes_and_searches(root, embedder, texts, writes)
+    return {
+        "embedder": embedder.identity,
+        "threads": threads,
+        "load_s": round(load_s, 3),
+        "throughput": throughput,
+        "line": line,
+    }
+
+
+def scale_line(root: Path, texts: corpus.Texts, count: int, args: argparse.Namespace) -> Any:
+    path = root / f"scale-{count}.cairn"
+    _say(f"scale {count:,}: building")
+    built = build.build(path, count, texts.passages, RandomEmbedder())
+    _say(f"scale {count:,}: built in {built.seconds:.1f} s; measuring in a fresh process")
+    writes = []
+    for i in range(args.writes):
+        title, body, _ = corpus.memory(texts.passages, count + i, label="later note")
+        writes.append([title, body, build.scope_of(i)])
+    spec = {
+        "path": str(path),
+        "passphrase": build.PASSPHRASE,
+        "queries": corpus.search_queries(texts, args.queries),
+        "writes": writes,
+        "opens": 3,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.probe"],
+        input=json.dumps(spec),
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+        cwd=corpus.PROJECT_ROOT,
+    )
+    probe = json.loads(done.stdout)
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    build_info = {**asdict(built), "path": None, "per_second": round(built.per_second, 1)}
+    build_info["seconds"] = round(built.seconds, 2)
+    return {"build": build_info, "probe": probe, "targets": report.targets(count)}
+
+
+def _say(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
