@@ -69,6 +69,8 @@ def probe(spec: dict[str, Any]) -> dict[str, Any]:
     out["memory_after_search"] = memory_mb()
     out["write"] = _writes(service, embedder, spec["writes"])
     out["size_after_writes"] = vault_bytes(path)
+    # Before _open_legs, which holds the fetched rows and a second index at once.
+    out["memory_after_writes"] = memory_mb()
     service.close()
     out["open_legs"] = _open_legs(path, passphrase)
     out["memory_at_end"] = memory_mb()

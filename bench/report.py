@@ -114,7 +114,7 @@ def _rows() -> list[Row]:
         ("  without embedding", lambda n, s: _pair(s["probe"]["write"]["without_embedding"]), ""),
         ("RSS before open MB", lambda n, s: _mem(s, "memory_before_open", "vmrss_mb"), ""),
         ("RSS after open MB", lambda n, s: _mem(s, "memory_after_open", "vmrss_mb"), ""),
-        ("peak RSS (VmHWM) MB", lambda n, s: _mem(s, "memory_at_end", "vmhwm_mb"), ""),
+        ("peak RSS (VmHWM) MB", lambda n, s: _mem(s, "memory_after_writes", "vmhwm_mb"), ""),
     ]
 
 

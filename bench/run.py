@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             results["scales"][str(count)] = scale_line(root, texts, count, args)
     results["load_average_at_end"] = load_average()
     results["elapsed_s"] = round(time.perf_counter() - started, 1)
-    results["json_path"] = str(report.write_json(results))
+    results["json_path"] = str(report.RESULTS / "latest.json")
     report.write_json(results)
     report.print_report(results)
     return results
