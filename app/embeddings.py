@@ -10,7 +10,8 @@ saying so.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -32,19 +33,23 @@ class EmbeddingSpace:
         self.embedder = embedder
         self.index: vectors.VectorIndex | None = None
         self.ready = False
+        self._worker: ThreadPoolExecutor | None = None
         if embedder is None:
             return
         space = embedder.identity
-        with vault.write() as conn:
-            state = vectors.space_state(conn, space)
-            # Checking for memories without a vector scans the vault: only when in doubt.
-            if state != "ready" and not vectors.seqs_without_vector(conn, space, limit=1):
-                state = "ready"
-            state = state or "building"
-            vectors.ensure_space(conn, space, embedder.dim, state, now_iso())
-            vectors.set_space_state(conn, space, state)
         with vault.read() as conn:
-            self.index = vectors.VectorIndex.load(conn, embedder.identity, embedder.dim)
+            state = vectors.space_state(conn, space)
+        if state != "ready":
+            with vault.write() as conn:
+                # Checking for memories without a vector scans the vault: only when in doubt.
+                if not vectors.seqs_without_vector(conn, space, limit=1):
+                    state = "ready"
+                state = state or "building"
+                vectors.ensure_space(conn, space, embedder.dim, state, now_iso())
+                vectors.set_space_state(conn, space, state)
+        self.index = vectors.VectorIndex.load(
+            lambda: vault.new_read_only_connection(for_scan=True), space, embedder.dim
+        )
         self.ready = state == "ready"
 
     @property
@@ -91,6 +96,32 @@ class EmbeddingSpace:
         if self.embedder is None or not self.ready:
             return None
         return self.embedder.embed([query])[0]
+
+    def nearest_soon(
+        self, query: str, scopes: list[str], statuses: Sequence[str], k: int
+    ) -> Future[list[int] | None]:
+        """Embed ``query`` and find its k nearest memories on a worker thread.
+
+        Search runs this beside the full-text leg: the embedding and the matrix product release
+        the GIL, so on two cores the legs overlap instead of adding up. The result is None when
+        vector search is off.
+        """
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-vectors")
+        return self._worker.submit(self._nearest, query, scopes, statuses, k)
+
+    def _nearest(
+        self, query: str, scopes: list[str], statuses: Sequence[str], k: int
+    ) -> list[int] | None:
+        vector = self.query_vector(query) if query.strip() else None
+        if vector is None or self.index is None:
+            return None
+        return [seq for seq, _ in self.index.search(vector, scopes, statuses, k)]
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
 
     # -- rebuild ------------------------------------------------------------------------------
 

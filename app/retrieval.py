@@ -50,23 +50,21 @@ def search(
     query: str,
     scopes: Sequence[str],
     options: SearchOptions,
+    counts: fulltext.DocumentCounts | None = None,
 ) -> SearchResponse:
     if not 1 <= options.limit <= MAX_LIMIT:
         raise InvalidRequest(f"A search returns between 1 and {MAX_LIMIT} results.")
     scopes = list(scopes)
     statuses = options.statuses()
     notes = [note] if (note := space.status_note()) else []
-    query_vector = space.query_vector(query) if query.strip() else None
-    vector_leg: list[int] = []
-    if query_vector is not None and space.index is not None:
-        vector_leg = [
-            seq for seq, _ in space.index.search(query_vector, scopes, statuses, LEG_DEPTH)
-        ]
-    expression = fulltext.match_expression(query)
+    vector_future = space.nearest_soon(query, scopes, statuses, LEG_DEPTH)
     with vault.read() as conn:
+        text_query = fulltext.plan(conn, query, counts)
         text_leg = (
-            fulltext.search(conn, expression, scopes, statuses, LEG_DEPTH) if expression else []
+            fulltext.search(conn, text_query, scopes, statuses, LEG_DEPTH) if text_query else []
         )
+        nearest = vector_future.result()
+        vector_leg = nearest or []
         fused = rrf([vector_leg, text_leg])
         rows = {r["seq"]: r for r in graph_rows.nodes_by_seqs(conn, list(fused), scopes)}
         # A node can change between the legs and this read; keep only what is still visible.
@@ -77,7 +75,9 @@ def search(
         }
         ranked = total_order(fused, rows)
         top = ranked[: options.limit]
-        snippets = fulltext.snippets(conn, expression, top) if expression else {}
+        # The planned words: the query's rare words are the ones worth showing, and matching
+        # its common ones again would cost what planning saved.
+        snippets = fulltext.snippets(conn, text_query.expression, top) if text_query else {}
     vector_rank = {seq: i for i, seq in enumerate(vector_leg, start=1)}
     text_rank = {seq: i for i, seq in enumerate(text_leg, start=1)}
     hits = []
@@ -99,7 +99,7 @@ def search(
                 ranks={"vector": vector_rank.get(seq), "text": text_rank.get(seq)},
             )
         )
-    return SearchResponse(query, hits, vector_search=query_vector is not None, notes=tuple(notes))
+    return SearchResponse(query, hits, vector_search=nearest is not None, notes=tuple(notes))
 
 
 def total_order(scores: dict[int, float], rows: dict[int, dict[str, Any]]) -> list[int]:

@@ -40,6 +40,7 @@ class MemoryService:
         self._space = space
         self._writer = Writer(vault, pack, space)
         self._inbox = Inbox(vault, self._writer)
+        self._term_counts = fulltext.DocumentCounts()
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -90,7 +91,9 @@ class MemoryService:
         include_history: bool = False,
     ) -> SearchResponse:
         options = retrieval.SearchOptions(limit, include_archived, include_history)
-        return retrieval.search(self.vault, self._space, query, _scopes(scopes), options)
+        return retrieval.search(
+            self.vault, self._space, query, _scopes(scopes), options, self._term_counts
+        )
 
     def get(self, ids: Sequence[str], *, scopes: Sequence[str]) -> GetResponse:
         return graph.get(self.vault, ids, _scopes(scopes))
@@ -209,6 +212,7 @@ class MemoryService:
             receipts.append(conn, "rekey", {})
 
     def close(self) -> None:
+        self._space.close()
         self.vault.close()
 
     def __enter__(self) -> MemoryService:

@@ -47,8 +47,9 @@ def _nodes_where(
     return [
         dict(row)
         for row in conn.execute(
+            # +scope: look rows up by key; the scope index would walk a whole scope.
             f"SELECT {NODE_COLUMNS} FROM nodes WHERE {column} IN ({_marks(keys)}) "
-            f"AND scope IN ({_marks(scopes)})",
+            f"AND +scope IN ({_marks(scopes)})",
             (*keys, *scopes),
         )
     ]

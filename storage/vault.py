@@ -155,10 +155,12 @@ class Vault:
         with connection.translated(self.path):
             yield self._reader()
 
-    def new_read_only_connection(self) -> Any:
-        """A separate read-only connection the caller owns and closes (the graph server's)."""
+    def new_read_only_connection(self, *, for_scan: bool = False) -> Any:
+        """A separate read-only connection the caller owns and closes (the graph server's);
+        ``for_scan`` sizes its cache for reading a table once, end to end."""
         self._require_open()
-        return connection.connect(self.path, self._key, read_only=True)
+        cache = connection.SCAN_CACHE_KIB if for_scan else connection.READER_CACHE_KIB
+        return connection.connect(self.path, self._key, read_only=True, cache_kib=cache)
 
     def _reader(self) -> Any:
         ident = threading.get_ident()

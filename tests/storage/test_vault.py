@@ -17,6 +17,7 @@ import sqlcipher3
 
 from cairn.app.service import MemoryService
 from cairn.storage import connection, records
+from cairn.storage.connection import CIPHER_PAGE_SIZE
 from cairn.storage.errors import (
     NotAVault,
     SchemaTooNew,
@@ -193,6 +194,8 @@ def test_the_passphrase_opens_the_vault_in_plain_sqlcipher(vault: Vault) -> None
     conn = sqlcipher3.connect(str(vault.path))
     try:
         conn.execute(f"PRAGMA key = '{PASSPHRASE}'")
+        # The one setting the file does not record (see storage/connection.py).
+        conn.execute(f"PRAGMA cipher_page_size = {CIPHER_PAGE_SIZE}")
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT value FROM settings WHERE key = 'greeting'").fetchall() == [
             ('"hello"',)
@@ -205,6 +208,8 @@ def test_a_file_keyed_with_a_passphrase_in_plain_sqlcipher_opens_in_cairn(vault_
     conn = sqlcipher3.connect(str(vault_path))
     try:
         conn.execute(f"PRAGMA key = '{PASSPHRASE}'")
+        # The one setting the file does not record (see storage/connection.py).
+        conn.execute(f"PRAGMA cipher_page_size = {CIPHER_PAGE_SIZE}")
         conn.execute("CREATE TABLE made_elsewhere (x INTEGER)")
         conn.commit()
     finally:
@@ -242,6 +247,7 @@ def test_change_passphrase_re_keys_the_file(template: tuple[Path, bytes], vault_
     plain = sqlcipher3.connect(str(vault_path))
     try:
         plain.execute(f"PRAGMA key = '{OTHER_PASSPHRASE}'")
+        plain.execute(f"PRAGMA cipher_page_size = {CIPHER_PAGE_SIZE}")
         assert plain.execute("SELECT count(*) FROM settings").fetchone()[0] == 2
     finally:
         plain.close()

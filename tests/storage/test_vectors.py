@@ -265,9 +265,10 @@ def test_load_round_trips_the_stored_vectors(
             )
         }
         stored = {seq: vectors.vector_of(conn, space, seq) for seq in seq_of.values()}
-        index = VectorIndex.load(conn, space, dim)
+        reader = service.vault.new_read_only_connection
+        index = VectorIndex.load(reader, space, dim)
         assert (
-            VectorIndex.load(conn, "another-space", dim).search(
+            VectorIndex.load(reader, "another-space", dim).search(
                 stored[seq_of[ids[0]]], ["personal"], ["active"], 5
             )
             == []
