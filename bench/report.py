@@ -80,12 +80,6 @@ def _rows() -> list[Row]:
         value = s["probe"]["open_s"]["median"]
         return f"{value:.3f} {_verdict(value, OPEN_TARGET_S)}"
 
-    def leg(name: str) -> Callable[[int, dict[str, Any]], str]:
-        return lambda n, s: f"{s['probe']['search_legs'][name]['p50_ms']:.2f}"
-
-    def inner(name: str) -> Callable[[int, dict[str, Any]], str]:
-        return lambda n, s: f"{s['probe']['search_legs']['vector_internals'][name]['p50_ms']:.2f}"
-
     def open_leg(name: str) -> Callable[[int, dict[str, Any]], str]:
         return lambda n, s: f"{s['probe']['open_legs'][name]:.3f}"
 
@@ -95,21 +89,10 @@ def _rows() -> list[Row]:
         ("file MB (vault + wal)", lambda n, s: _size(s["probe"]["size_after_open"]), ""),
         ("open-to-ready s, median of 3", open_time, "<= 2 s"),
         ("  key derivation s", open_leg("key_derivation_s"), ""),
-        ("  Vault.open s (incl. key)", open_leg("vault_open_s"), ""),
-        ("  EmbeddingSpace s", open_leg("embedding_space_s"), ""),
-        ("    index SELECT+fetchall s", open_leg("index_query_fetch_s"), ""),
-        ("    VectorIndex.load s", open_leg("index_load_s"), ""),
         ("first search ms", lambda n, s: f"{s['probe']['search']['first_ms']:.1f}", ""),
         ("search p50 ms", lambda n, s: f"{s['probe']['search']['p50_ms']:.2f}", ""),
         ("search p95 ms", search_p95, "<= 15 (10k), 25 (100k)"),
         ("  CPU time p50 / p95 ms", lambda n, s: _pair(s["probe"]["search"]["cpu"]), ""),
-        ("  leg p50: query embed ms", leg("embed"), ""),
-        ("  leg p50: vector ms", leg("vector"), ""),
-        ("    mask / product / top-k", lambda n, s: _internals(s), ""),
-        ("  leg p50: fulltext ms", leg("fulltext"), ""),
-        ("  leg p95: fulltext ms", lambda n, s: _p95(s, "fulltext"), ""),
-        ("  leg p50: rows + rank ms", leg("rows"), ""),
-        ("  leg p50: snippets ms", leg("snippets"), ""),
         ("write p50 / p95 ms", lambda n, s: _pair(s["probe"]["write"]), ""),
         ("  without embedding", lambda n, s: _pair(s["probe"]["write"]["without_embedding"]), ""),
         ("RSS before open MB", lambda n, s: _mem(s, "memory_before_open", "vmrss_mb"), ""),
@@ -128,17 +111,6 @@ def _size(sizes: dict[str, int]) -> str:
 
 def _pair(stats: dict[str, Any]) -> str:
     return f"{stats['p50_ms']:.2f} / {stats['p95_ms']:.2f}"
-
-
-def _p95(s: dict[str, Any], name: str) -> str:
-    return f"{s['probe']['search_legs'][name]['p95_ms']:.2f}"
-
-
-def _internals(s: dict[str, Any]) -> str:
-    parts = s["probe"]["search_legs"].get("vector_internals") or {}
-    if not parts:
-        return "-"
-    return " / ".join(f"{parts[k]['p50_ms']:.2f}" for k in ("mask", "product", "top_k"))
 
 
 def _mem(s: dict[str, Any], when: str, key: str) -> str:
