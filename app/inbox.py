@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from cairn.app import receipts
 from cairn.app.clock import new_id, now_iso
-from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope
+from cairn.app.errors import InboxItemNotFound, InvalidRequest, UnknownScope
 from cairn.app.models import InboxItem, WriteResult
-from cairn.app.writer import NewMemory, Writer
+from cairn.app.writer import MAX_BODY, NewMemory, Writer
 from cairn.storage import records
 from cairn.storage.vault import Vault
 
@@ -27,6 +27,8 @@ class Inbox:
     def capture(self, text: str, scope: str) -> InboxItem:
         if not text.strip():
             raise InvalidRequest("There is nothing to capture: the text is empty.")
+        if len(text) > MAX_BODY:
+            raise InvalidRequest(f"A capture may be at most {MAX_BODY:,} characters.")
         item_id = new_id()
         with self._vault.write() as conn:
             known = records.scope_names(conn)
@@ -78,7 +80,7 @@ class Inbox:
     def _open_item(self, conn: object, item_id: str, scopes: Sequence[str]) -> InboxItem:
         row = records.inbox_item(conn, item_id, list(scopes))
         if row is None:
-            raise NodeNotFound(item_id)
+            raise InboxItemNotFound(item_id)
         item = _item(row)
         if item.state != "open":
             raise InvalidRequest(f"Inbox item {item_id} was already {item.state}.")

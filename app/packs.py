@@ -138,11 +138,6 @@ class Pack:
             ],
         )
 
-    # -- questions ----------------------------------------------------------------------------
-
-    def family_of(self, type_name: str) -> str:
-        return self.node_types[type_name].family
-
 
 def _node_type(name: str, spec: Any, source: str) -> NodeType:
     if not _TYPE_NAME.match(name):

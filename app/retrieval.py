@@ -57,8 +57,9 @@ def search(
     scopes = list(scopes)
     statuses = options.statuses()
     notes = [note] if (note := space.status_note()) else []
-    vector_future = space.nearest_soon(query, scopes, statuses, LEG_DEPTH)
     with vault.read() as conn:
+        space.catch_up(conn)
+        vector_future = space.nearest_soon(query, scopes, statuses, LEG_DEPTH)
         text_query = fulltext.plan(conn, query, counts)
         text_leg = (
             fulltext.search(conn, text_query, scopes, statuses, LEG_DEPTH) if text_query else []

@@ -14,7 +14,7 @@ from typing import Any
 from cairn.app import graph, receipts, retrieval
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
-from cairn.app.errors import InvalidRequest
+from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope
 from cairn.app.inbox import Inbox
 from cairn.app.models import (
     ALL_STATUSES,
@@ -70,14 +70,16 @@ class MemoryService:
         scopes: Sequence[str],
         rationale: str | None = None,
     ) -> LinkResult:
-        return self._writer.link(src, dst, type, _scopes(scopes), rationale)
+        return self._writer.link(src, dst, type, self._scopes(scopes), rationale)
 
     def archive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
         """Hide a memory from default reads; reversible with ``unarchive``."""
-        return self._writer.set_status(node_id, "archived", _scopes(scopes), "archive")
+        return self._writer.set_status(node_id, "archived", self._scopes(scopes), "archive")
 
     def unarchive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
-        return self._writer.set_status(node_id, "active", _scopes(scopes), "unarchive")
+        return self._writer.set_status(
+            node_id, "active", self._scopes(scopes), "unarchive", only_from="archived"
+        )
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -92,11 +94,11 @@ class MemoryService:
     ) -> SearchResponse:
         options = retrieval.SearchOptions(limit, include_archived, include_history)
         return retrieval.search(
-            self.vault, self._space, query, _scopes(scopes), options, self._term_counts
+            self.vault, self._space, query, self._scopes(scopes), options, self._term_counts
         )
 
     def get(self, ids: Sequence[str], *, scopes: Sequence[str]) -> GetResponse:
-        return graph.get(self.vault, ids, _scopes(scopes))
+        return graph.get(self.vault, ids, self._scopes(scopes))
 
     def traverse(
         self,
@@ -113,7 +115,7 @@ class MemoryService:
             self.vault,
             self.pack,
             start,
-            _scopes(scopes),
+            self._scopes(scopes),
             depth=depth,
             direction=direction,
             edge_types=edge_types,
@@ -128,7 +130,7 @@ class MemoryService:
     def inbox_list(
         self, *, scopes: Sequence[str], include_decided: bool = False
     ) -> list[InboxItem]:
-        return self._inbox.list(_scopes(scopes), include_decided=include_decided)
+        return self._inbox.list(self._scopes(scopes), include_decided=include_decided)
 
     def inbox_promote(
         self,
@@ -138,10 +140,10 @@ class MemoryService:
         type: str = "Note",
         title: str | None = None,
     ) -> WriteResult:
-        return self._inbox.promote(item_id, _scopes(scopes), type_name=type, title=title)
+        return self._inbox.promote(item_id, self._scopes(scopes), type_name=type, title=title)
 
     def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
-        return self._inbox.discard(item_id, _scopes(scopes))
+        return self._inbox.discard(item_id, self._scopes(scopes))
 
     # -- scopes -------------------------------------------------------------------------------
 
@@ -150,6 +152,9 @@ class MemoryService:
             return records.scope_names(conn)
 
     def add_scope(self, name: str) -> bool:
+        """Create a scope; False if it existed."""
+        if not SCOPE_NAME.match(name):
+            raise InvalidRequest(f"A scope name is {SCOPE_RULE}; {name!r} is not.")
         with self.vault.write() as conn:
             return records.add_scope(conn, name, now_iso())
 
@@ -169,7 +174,7 @@ class MemoryService:
     # -- the vault ----------------------------------------------------------------------------
 
     def stats(self, *, scopes: Sequence[str]) -> dict[str, Any]:
-        chosen = _scopes(scopes)
+        chosen = self._scopes(scopes)
         with self.vault.read() as conn:
             return {
                 "vault": str(self.vault.path),
@@ -181,7 +186,13 @@ class MemoryService:
                 "edges": graph_rows.edge_count(conn, chosen),
                 "embedder": self._space.identity,
                 "vector_search": self._space.ready,
-                "embedding_spaces": vectors.spaces(conn),
+                "embedding_spaces": [
+                    # Vector counts span every scope: shown only to a caller that sees all.
+                    space
+                    if set(chosen) >= set(records.scope_names(conn))
+                    else {k: v for k, v in space.items() if k != "vectors"}
+                    for space in vectors.spaces(conn)
+                ],
                 "receipts": records.receipt_count(conn),
             }
 
@@ -199,17 +210,21 @@ class MemoryService:
             )
         return VerifyReport(problems, chain, index_problems)
 
-    def receipt_head(self) -> dict[str, Any]:
-        with self.vault.read() as conn:
-            report = receipts.verify(records.receipts(conn))
-        return {"head": report.head, "count": report.count}
-
     def change_passphrase(self, new_passphrase: str) -> None:
         if not new_passphrase:
             raise InvalidRequest("The new passphrase is empty.")
         self.vault.change_passphrase(new_passphrase)
         with self.vault.write() as conn:
             receipts.append(conn, "rekey", {})
+
+    def _scopes(self, scopes: Sequence[str]) -> list[str]:
+        """The scopes a call names, each of which must exist (a typo is not an empty vault)."""
+        chosen = _listed(scopes)
+        known = self.scopes()
+        for name in chosen:
+            if name not in known:
+                raise UnknownScope(name, known)
+        return chosen
 
     def close(self) -> None:
         self._space.close()
@@ -222,7 +237,7 @@ class MemoryService:
         self.close()
 
 
-def _scopes(scopes: Sequence[str]) -> list[str]:
+def _listed(scopes: Sequence[str]) -> list[str]:
     if isinstance(scopes, str):
         raise InvalidRequest("Scopes are a list of names, not one string.")
     chosen = list(dict.fromkeys(scopes))

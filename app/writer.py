@@ -1,5 +1,5 @@
-"""The write path: every change is one transaction that validates, embeds, decides, stores,
-indexes and appends a receipt.
+"""The write path: a memory is validated and embedded first (outside the lock: embedding takes
+tens of milliseconds), then one transaction decides, stores, indexes and appends a receipt.
 
 The dedup gate (DESIGN §4) sits between validation and storing, inside the transaction; in
 this version every new memory is inserted. ``WriteResult.outcome`` already names what happened,
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from cairn.app import receipts
@@ -26,6 +27,9 @@ from cairn.storage.vault import Vault
 # Statuses a caller may give a new memory; 'superseded' and 'archived' are reached by acts.
 NEW_STATUSES = ("active", "pending", "stub")
 MAX_TITLE = 500
+# A memory is a note, not a book: longer text is imported as a document, in passages. The cap
+# also bounds the work of a snippet, which grows with the square of a text's matches.
+MAX_BODY = 100_000
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class Writer:
             "type": memory.type,
             "title": title,
             "body": memory.body,
-            "attrs": json.dumps(attrs, ensure_ascii=False, sort_keys=True),
+            "attrs": _attrs_json(attrs),
             "status": memory.status,
             "scope": memory.scope,
             "source": memory.source,
@@ -94,8 +98,16 @@ class Writer:
             raise InvalidRequest("A memory needs a title.")
         if len(memory.title) > MAX_TITLE:
             raise InvalidRequest(f"A title may be at most {MAX_TITLE} characters.")
+        if len(memory.body) > MAX_BODY:
+            raise InvalidRequest(
+                f"A memory's text may be at most {MAX_BODY:,} characters (this one has "
+                f"{len(memory.body):,}); keep long texts as documents instead."
+            )
         if memory.status not in NEW_STATUSES:
             raise InvalidRequest(f"A new memory's status is one of {', '.join(NEW_STATUSES)}.")
+        for name, stamp in (("valid_from", memory.valid_from), ("valid_to", memory.valid_to)):
+            if stamp is not None and not _is_iso_time(stamp):
+                raise InvalidRequest(f"{name} is a date (YYYY-MM-DD) or ISO time, got {stamp!r}.")
 
     def _require_scope(self, conn: Any, scope: str) -> None:
         known = records.scope_names(conn)
@@ -144,16 +156,47 @@ class Writer:
 
     # -- status -------------------------------------------------------------------------------
 
-    def set_status(self, node_id: str, status: str, scopes: list[str], kind: str) -> Node:
-        """Move a memory to ``status`` (archive and unarchive); nothing is deleted."""
+    def set_status(
+        self,
+        node_id: str,
+        status: str,
+        scopes: list[str],
+        kind: str,
+        *,
+        only_from: str | None = None,
+    ) -> Node:
+        """Move a memory to ``status`` (archive and unarchive); nothing is deleted.
+        ``only_from`` refuses the move unless the memory is in that status now."""
         if status not in ALL_STATUSES:
             raise InvalidRequest(f"Unknown status {status!r}.")
         with self._vault.write() as conn:
             rows = graph_rows.nodes_by_ids(conn, [node_id], scopes)
             if not rows:
                 raise NodeNotFound(node_id)
+            if only_from is not None and rows[0]["status"] not in (only_from, status):
+                raise InvalidRequest(
+                    f"{rows[0]['title']!r} is {rows[0]['status']}, not {only_from}."
+                )
             if rows[0]["status"] != status:
                 graph_rows.update_node(conn, node_id, {"status": status, "updated_at": now_iso()})
                 self._space.status_changed(rows[0]["seq"], status)
                 receipts.append(conn, kind, {"nodes": 1})
             return Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
+
+
+def _attrs_json(attrs: dict[str, Any]) -> str:
+    try:
+        # allow_nan=False: JSON has no NaN or infinity, and the schema would reject the text.
+        return json.dumps(attrs, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRequest(
+            f"Attributes must be plain text, numbers, yes/no or lists: {exc}."
+        ) from None
+
+
+def _is_iso_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True

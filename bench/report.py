@@ -89,6 +89,7 @@ def _rows() -> list[Row]:
         ("file MB (vault + wal)", lambda n, s: _size(s["probe"]["size_after_open"]), ""),
         ("open-to-ready s, median of 3", open_time, "<= 2 s"),
         ("  key derivation s", open_leg("key_derivation_s"), ""),
+        ("  real model load s (beside it)", open_leg("model_load_s"), ""),
         ("first search ms", lambda n, s: f"{s['probe']['search']['first_ms']:.1f}", ""),
         ("search p50 ms", lambda n, s: f"{s['probe']['search']['p50_ms']:.2f}", ""),
         ("search p95 ms", search_p95, "<= 15 (10k), 25 (100k)"),

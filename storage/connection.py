@@ -19,6 +19,7 @@ from cairn.storage.errors import (
     VaultBusy,
     VaultCorrupt,
     VaultError,
+    VaultUnreachable,
     WrongPassphrase,
 )
 from cairn.storage.keys import VaultKey
@@ -114,6 +115,8 @@ def translate(exc: BaseException, path: Path) -> VaultError | None:
         return VaultBusy(path)
     if "malformed" in lowered or "not a database" in lowered:
         return VaultCorrupt(path, text)
+    if "readonly" in lowered or "unable to open" in lowered or "disk i/o error" in lowered:
+        return VaultUnreachable(path, text)
     return None
 
 

@@ -15,6 +15,7 @@ tree. Each error is a sentence a person can act on; ``str(error)`` is that sente
           ├── DiskFull
           ├── VaultCorrupt
           ├── VaultClosed
+          ├── VaultUnreachable      (the file or its folder cannot be read or written)
           └── RowRejected           (a trigger refused a row: pack validation)
 """
 
@@ -109,6 +110,15 @@ class VaultCorrupt(VaultError):
 class VaultClosed(VaultError):
     def __init__(self, path: Path | str) -> None:
         super().__init__(path, f"{path} is locked or closed; unlock it again to continue.")
+
+
+class VaultUnreachable(VaultError):
+    def __init__(self, path: Path | str, detail: str) -> None:
+        super().__init__(
+            path,
+            f"Cannot use {path} ({detail}). Check that the file and its folder exist and that "
+            "you may read and write them.",
+        )
 
 
 class RowRejected(VaultError):

@@ -23,7 +23,11 @@ SALT_BYTES = 16
 
 
 class VaultKey:
-    """The raw key of one vault, held only in memory and wiped on close."""
+    """The raw key of one vault, held only in memory; its bytes are zeroed on close.
+
+    The hex text handed to SQLCipher in each PRAGMA is an immutable Python string that cannot
+    be zeroed; it lives until the garbage collector frees it.
+    """
 
     def __init__(self, raw: bytes, salt: bytes) -> None:
         self._raw = bytearray(raw)

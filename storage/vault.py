@@ -22,6 +22,7 @@ from cairn.storage.errors import (
     VaultError,
     VaultExists,
     VaultNotFound,
+    VaultUnreachable,
 )
 from cairn.storage.keys import SALT_BYTES, SQLITE_PLAINTEXT_HEADER, VaultKey, read_salt
 from cairn.storage.schema import check_not_newer, migrate
@@ -39,6 +40,13 @@ class Vault:
         self._readers_lock = threading.Lock()
         self._after_commit: list[Callable[[], None]] = []
         self._closed = False
+        # Reads share the vault; rekey and close need it alone (a reader keyed with the old
+        # key, or one closed under a running query, would fail). The gate counts reads in
+        # progress and holds new ones back while an exclusive act waits or runs.
+        self._gate = threading.Condition()
+        self._active_reads = 0
+        self._exclusive = False
+        self._held = threading.local()  # this thread's depth of nested reads
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -71,7 +79,8 @@ class Vault:
 
     @classmethod
     def open_with_key(cls, path: Path, key: VaultKey) -> Vault:
-        writer = connection.connect(path, key)
+        with connection.translated(path):
+            writer = connection.connect(path, key)
         try:
             with connection.translated(path):
                 check_not_newer(writer, path)
@@ -84,7 +93,7 @@ class Vault:
     def change_passphrase(self, new_passphrase: str) -> None:
         """Re-encrypt the file under a key derived from ``new_passphrase``."""
         new_key = VaultKey.derive(new_passphrase, self._key.salt)
-        with self._write_lock:
+        with self._write_lock, self._alone():
             self._require_open()
             self._close_readers()
             with connection.translated(self.path):
@@ -94,7 +103,7 @@ class Vault:
 
     def close(self) -> None:
         """Close every connection and wipe the key; the object cannot be used afterwards."""
-        with self._write_lock:
+        with self._write_lock, self._alone():
             if self._closed:
                 return
             self._close_readers()
@@ -151,22 +160,59 @@ class Vault:
     @contextmanager
     def read(self) -> Iterator[Any]:
         """This thread's read-only connection; sees what has been committed."""
-        self._require_open()
-        with connection.translated(self.path):
+        with self._shared(), connection.translated(self.path):
             yield self._reader()
 
     def new_read_only_connection(self, *, for_scan: bool = False) -> Any:
         """A separate read-only connection the caller owns and closes (the graph server's);
         ``for_scan`` sizes its cache for reading a table once, end to end."""
-        self._require_open()
         cache = connection.SCAN_CACHE_KIB if for_scan else connection.READER_CACHE_KIB
-        return connection.connect(self.path, self._key, read_only=True, cache_kib=cache)
+        with self._shared(), connection.translated(self.path):
+            return connection.connect(self.path, self._key, read_only=True, cache_kib=cache)
+
+    @contextmanager
+    def _shared(self) -> Iterator[None]:
+        nested = getattr(self._held, "depth", 0) > 0
+        with self._gate:
+            # A thread already reading goes on (waiting would deadlock against a rekey that
+            # waits for it); a new read waits for a pending rekey or close.
+            while self._exclusive and not nested:
+                self._gate.wait()
+            self._require_open()
+            self._active_reads += 1
+        self._held.depth = getattr(self._held, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._held.depth -= 1
+            with self._gate:
+                self._active_reads -= 1
+                self._gate.notify_all()
+
+    @contextmanager
+    def _alone(self) -> Iterator[None]:
+        with self._gate:
+            while self._exclusive:
+                self._gate.wait()
+            self._exclusive = True
+            while self._active_reads:
+                self._gate.wait()
+        try:
+            yield
+        finally:
+            with self._gate:
+                self._exclusive = False
+                self._gate.notify_all()
 
     def _reader(self) -> Any:
         ident = threading.get_ident()
         with self._readers_lock:
             conn = self._readers.get(ident)
             if conn is None:
+                # Threads come and go (workers); their connections (and caches) go with them.
+                alive = {thread.ident for thread in threading.enumerate()}
+                for gone in [i for i in self._readers if i not in alive]:
+                    self._readers.pop(gone).close()
                 conn = connection.connect(self.path, self._key, read_only=True)
                 self._readers[ident] = conn
             return conn
@@ -208,12 +254,16 @@ def _salt_of_existing(path: Path) -> bytes:
         raise VaultNotFound(path)
     if path.is_dir():
         raise NotAVault(path, "it is a folder")
-    salt = read_salt(path)
+    try:
+        salt = read_salt(path)
+        with path.open("rb") as handle:
+            plaintext = handle.read(len(SQLITE_PLAINTEXT_HEADER)) == SQLITE_PLAINTEXT_HEADER
+    except OSError as exc:
+        raise VaultUnreachable(path, exc.strerror or str(exc)) from None
     if len(salt) < SALT_BYTES:
         raise NotAVault(path, "the file is empty or too short")
-    with path.open("rb") as handle:
-        if handle.read(len(SQLITE_PLAINTEXT_HEADER)) == SQLITE_PLAINTEXT_HEADER:
-            raise NotAVault(path, "it is an unencrypted SQLite database")
+    if plaintext:
+        raise NotAVault(path, "it is an unencrypted SQLite database")
     return salt
 
 

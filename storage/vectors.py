@@ -85,6 +85,13 @@ def seqs_without_vector(conn: Any, space: str, limit: int = -1) -> list[int]:
     ]
 
 
+def mark_other_spaces_incomplete(conn: Any, keep: str) -> None:
+    conn.execute(
+        "UPDATE embedding_spaces SET state = 'building' WHERE name <> ? AND state <> 'building'",
+        (keep,),
+    )
+
+
 def mark_all_spaces_incomplete(conn: Any) -> None:
     """A memory was stored without a vector: no space covers every memory any more."""
     conn.execute("UPDATE embedding_spaces SET state = 'building' WHERE state <> 'building'")
@@ -146,8 +153,9 @@ def _matrix(rows: int, dim: int) -> FloatMatrix:
 class VectorIndex:
     """Exact cosine search over one space, filtered by scope and status.
 
-    Thread-safe: writers append under a lock; a search works on the arrays as they were when it
-    started (appends replace arrays, never resize them in place under a reader).
+    Thread-safe: writers add under a lock, into spare rows past the current size (growing
+    replaces the arrays with larger copies); a search takes the size and the arrays under the
+    lock and reads only the rows that existed then.
     """
 
     def __init__(self, space: str, dim: int) -> None:
@@ -161,6 +169,7 @@ class VectorIndex:
         self._statuses = np.zeros(_INITIAL_CAPACITY, dtype=np.int8)
         self._row_of: dict[int, int] = {}
         self._scope_codes: dict[str, int] = {}
+        self._seen_rowid = 0  # the newest vector row this index has read from the file
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -180,6 +189,7 @@ class VectorIndex:
             low, high = conn.execute("SELECT min(rowid), max(rowid) FROM vectors").fetchone()
             if low is None:
                 return index
+            index._seen_rowid = high
             # At least ``parts`` ranges, and none so large that its concatenation nears
             # SQLite's string limit.
             pieces = max(parts, -(-(high - low + 1) // LOAD_ROWS_PER_QUERY))
@@ -230,6 +240,20 @@ class VectorIndex:
         index._row_of = {seq: i for i, seq in enumerate(index._seqs[:count].tolist())}
         index._size = count
         return index
+
+    def catch_up(self, conn: Any) -> int:
+        """Add vectors stored since this index was loaded by another connection or program;
+        returns how many. One indexed lookup when there are none."""
+        rows = conn.execute(
+            "SELECT v.rowid, v.node_seq, v.vector, n.scope, n.status FROM vectors AS v "
+            "JOIN nodes AS n ON n.seq = v.node_seq WHERE v.rowid > ? AND +v.space = ? "
+            "ORDER BY v.rowid",
+            (self._seen_rowid, self.space),
+        ).fetchall()
+        for rowid, seq, blob, scope, status in rows:
+            self.add(seq, np.frombuffer(blob, dtype="<f4"), scope, status)
+            self._seen_rowid = max(self._seen_rowid, rowid)
+        return len(rows)
 
     def _scope_code(self, scope: str) -> int:
         return self._scope_codes.setdefault(scope, len(self._scope_codes))

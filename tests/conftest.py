@@ -51,8 +51,24 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
             raise NetworkBlocked(f"network access to {address!r} attempted")
         return real_connect_ex(self, address)
 
+    real_sendto = socket.socket.sendto
+    real_getaddrinfo = socket.getaddrinfo
+
+    def guarded_sendto(self: socket.socket, data: Any, *args: Any) -> Any:
+        if not _is_loopback(args[-1]):
+            raise NetworkBlocked(f"datagram to {args[-1]!r} attempted")
+        return real_sendto(self, data, *args)
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        # A name lookup of anything but this machine is already a network access.
+        if host not in (None, "localhost", "") and not _is_loopback((host,)):
+            raise NetworkBlocked(f"name lookup of {host!r} attempted")
+        return real_getaddrinfo(host, *args, **kwargs)
+
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    monkeypatch.setattr(socket.socket, "sendto", guarded_sendto)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
 
 
 @pytest.fixture(autouse=True)

