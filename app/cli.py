@@ -11,6 +11,7 @@ import getpass
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from cairn.app.errors import CairnError, InvalidRequest, VaultNotFound
 from cairn.app.service import MemoryService
 
 EXIT_ERROR = 1
+_WHITESPACE = re.compile(r"\s")
 EXIT_INTERRUPTED = 130
 VERSION = "0.1.0"
 
@@ -182,15 +184,12 @@ def cmd_search(args: argparse.Namespace) -> int:
             print("No memories match.")
         for i, hit in enumerate(response.results, start=1):
             print(f"{i:2}. [{hit.type}] {hit.title}  ({hit.id})")
-            print(f"    {_highlight(_one_line(hit.snippet), _shift_spans(hit))}")
+            # Whitespace becomes single spaces, one for one, so the highlight spans still fit.
+            flat = _WHITESPACE.sub(" ", hit.snippet)
+            print(f"    {_highlight(flat, hit.highlights)}")
 
     _emit(args, response.as_dict(), human)
     return 0
-
-
-def _shift_spans(hit: Any) -> list[tuple[int, int]]:
-    # _one_line collapses whitespace; highlights only survive when nothing was collapsed.
-    return hit.highlights if _one_line(hit.snippet) == hit.snippet else []
 
 
 def cmd_get(args: argparse.Namespace) -> int:
