@@ -83,11 +83,11 @@ class EmbeddingSpace:
             self.ready = False
             return
         assert self.embedder is not None and self.index is not None
-        vectors.store(conn, self.embedder.identity, seq, vector)
+        rowid = vectors.store(conn, self.embedder.identity, seq, vector)
         # The other embedders' spaces now lack this memory: each needs a rebuild before use.
         vectors.mark_other_spaces_incomplete(conn, self.embedder.identity)
         index = self.index
-        self._vault.after_commit(lambda: index.add(seq, vector, scope, status))
+        self._vault.after_commit(lambda: index.add(seq, vector, scope, status, rowid))
 
     def status_changed(self, seq: int, status: str) -> None:
         if self.index is not None:

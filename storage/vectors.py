@@ -65,13 +65,15 @@ def spaces(conn: Any) -> list[dict[str, Any]]:
     ]
 
 
-def store(conn: Any, space: str, seq: int, vector: FloatMatrix) -> None:
+def store(conn: Any, space: str, seq: int, vector: FloatMatrix) -> int:
+    """Insert or replace one vector; returns its row id."""
     blob = np.ascontiguousarray(vector, dtype="<f4").tobytes()
-    conn.execute(
+    row = conn.execute(
         "INSERT INTO vectors(node_seq, space, vector) VALUES (?, ?, ?) "
-        "ON CONFLICT(space, node_seq) DO UPDATE SET vector = excluded.vector",
+        "ON CONFLICT(space, node_seq) DO UPDATE SET vector = excluded.vector RETURNING rowid",
         (seq, space, blob),
-    )
+    ).fetchone()
+    return int(row[0])
 
 
 def seqs_without_vector(conn: Any, space: str, limit: int = -1) -> list[int]:
@@ -252,14 +254,21 @@ class VectorIndex:
         ).fetchall()
         for rowid, seq, blob, scope, status in rows:
             self.add(seq, np.frombuffer(blob, dtype="<f4"), scope, status)
-            self._seen_rowid = max(self._seen_rowid, rowid)
+            with self._lock:
+                self._seen_rowid = max(self._seen_rowid, rowid)
         return len(rows)
 
     def _scope_code(self, scope: str) -> int:
         return self._scope_codes.setdefault(scope, len(self._scope_codes))
 
-    def add(self, seq: int, vector: FloatMatrix, scope: str, status: str) -> None:
+    def add(
+        self, seq: int, vector: FloatMatrix, scope: str, status: str, rowid: int | None = None
+    ) -> None:
+        """Add or replace one vector. ``rowid``, when it is the next row after those already
+        read, saves ``catch_up`` from reading this program's own writes back."""
         with self._lock:
+            if rowid is not None and rowid == self._seen_rowid + 1:
+                self._seen_rowid = rowid
             row = self._row_of.get(seq)
             if row is None:
                 if self._size == len(self._seqs):

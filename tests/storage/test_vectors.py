@@ -294,3 +294,18 @@ def test_load_round_trips_the_stored_vectors(
     assert [s for s, _ in index.search(query, ["personal"], ["archived"], 10)] == [seq_of[ids[3]]]
     active = {s for s, _ in index.search(query, ["personal"], ["active"], 10)}
     assert active == {seq_of[ids[0]], seq_of[ids[1]]}
+
+
+def test_catch_up_reads_only_what_this_index_has_not_seen(service, embedder, vault_path) -> None:
+    from cairn.app import compose
+    from tests.conftest import PASSPHRASE
+
+    service.write("Note", "Own write", "added through after_commit")
+    index = service._space.index
+    with service.vault.read() as conn:
+        assert index.catch_up(conn) == 0  # own writes are known already
+    with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as other:
+        other.write("Note", "Another program's write", "the index never saw it")
+    with service.vault.read() as conn:
+        assert index.catch_up(conn) == 1
+        assert index.catch_up(conn) == 0
