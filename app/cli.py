@@ -7,18 +7,24 @@ Errors a user can cause print one line on stderr and exit non-zero.
 from __future__ import annotations
 
 import argparse
-import getpass
-import json
 import math
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from cairn.app import compose
-from cairn.app.errors import CairnError, InvalidRequest, VaultNotFound
+from cairn.app import cli_memory, compose
+from cairn.app.cli_common import (
+    ask,
+    emit,
+    highlight,
+    one_line,
+    open_service,
+    scopes_of,
+    vault_path,
+)
+from cairn.app.errors import CairnError, InvalidRequest
 from cairn.app.service import MemoryService
 
 EXIT_ERROR = 1
@@ -27,79 +33,19 @@ EXIT_INTERRUPTED = 130
 VERSION = "0.1.0"
 
 
-# -- passphrases and vault --------------------------------------------------------------------
-
-
-def _ask(prompt: str, env: str, *, twice: bool = False) -> str:
-    value = os.environ.get(env)
-    if value is not None:
-        return value
-    if not sys.stdin.isatty():
-        raise InvalidRequest(f"No passphrase: set {env} or run cairn in a terminal to be asked.")
-    first = getpass.getpass(prompt)
-    if twice and getpass.getpass("Repeat it: ") != first:
-        raise InvalidRequest("The two passphrases differ; nothing was changed.")
-    return first
-
-
-def _vault_path(args: argparse.Namespace) -> Path:
-    if args.vault:
-        return Path(args.vault).expanduser()
-    if os.environ.get("CAIRN_VAULT"):
-        return Path(os.environ["CAIRN_VAULT"]).expanduser()
-    return compose.Config.from_environment().default_vault
-
-
-def _open(args: argparse.Namespace) -> MemoryService:
-    path = _vault_path(args)
-    if not path.exists():
-        raise VaultNotFound(path)  # before asking for a passphrase or loading the model
-    return compose.open_vault(path, _ask(f"Passphrase for {path}: ", "CAIRN_PASSPHRASE"))
-
-
-def _scopes(service: MemoryService, args: argparse.Namespace) -> list[str]:
-    return list(args.scope) if getattr(args, "scope", None) else service.scopes()
-
-
-# -- output -----------------------------------------------------------------------------------
-
-
-def _emit(args: argparse.Namespace, data: Any, human: Callable[[], None]) -> None:
-    if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2, sort_keys=True)
-        sys.stdout.write("\n")
-    else:
-        human()
-
-
-def _highlight(snippet: str, spans: Sequence[Sequence[int]]) -> str:
-    if not sys.stdout.isatty():
-        return snippet
-    out, last = [], 0
-    for start, end in spans:
-        out += [snippet[last:start], "\033[1m", snippet[start:end], "\033[0m"]
-        last = end
-    out.append(snippet[last:])
-    return "".join(out)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 # -- verbs ------------------------------------------------------------------------------------
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    path = _vault_path(args)
+    path = vault_path(args)
     if not args.vault and not os.environ.get("CAIRN_VAULT"):
         compose.Config.from_environment().ensure_data_dir()
-    passphrase = _ask(f"New passphrase for {path}: ", "CAIRN_PASSPHRASE", twice=True)
+    passphrase = ask(f"New passphrase for {path}: ", "CAIRN_PASSPHRASE", twice=True)
     if not passphrase:
         raise InvalidRequest("Choose a passphrase: an empty one would leave the vault open.")
     service = compose.create_vault(path, passphrase)
     service.close()
-    _emit(args, {"vault": str(path), "created": True}, lambda: print(f"Created {path}"))
+    emit(args, {"vault": str(path), "created": True}, lambda: print(f"Created {path}"))
     return 0
 
 
@@ -145,7 +91,7 @@ def _number(key: str, value: str) -> int | float:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    with _open(args) as service:
+    with open_service(args) as service:
         body = sys.stdin.read() if args.body == "-" else (args.body or "")
         result = service.write(
             args.type,
@@ -155,26 +101,23 @@ def cmd_add(args: argparse.Namespace) -> int:
             scope=args.scope or compose.DEFAULT_SCOPE,
             source="cli",
             valid_from=args.valid_from,
+            force_new=args.force_new,
         )
-    _emit(
-        args,
-        result.as_dict(),
-        lambda: print(
-            f"{result.outcome} {result.node.type} {result.node.id}: {result.node.title}"
-            + ("" if result.embedded else "  (not embedded: vector search will need a reindex)")
-        ),
-    )
-    return 0
+    emit(args, result.as_dict(), lambda: cli_memory.describe_write(result))
+    return 0 if result.node is not None else EXIT_ERROR
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with _open(args) as service:
+    with open_service(args) as service:
         response = service.search(
             args.query,
-            scopes=_scopes(service, args),
+            scopes=scopes_of(service, args),
             limit=args.limit,
             include_archived=args.archived,
             include_history=args.history,
+            profile=args.profile,
+            as_of=args.as_of,
+            diagnostics=args.diagnostics,
         )
 
     def human() -> None:
@@ -183,18 +126,24 @@ def cmd_search(args: argparse.Namespace) -> int:
         if not response.results:
             print("No memories match.")
         for i, hit in enumerate(response.results, start=1):
-            print(f"{i:2}. [{hit.type}] {hit.title}  ({hit.id})")
+            status = "" if hit.status == "active" else f" ({hit.status})"
+            print(f"{i:2}. [{hit.type}] {hit.title}{status}  ({hit.id})")
             # Whitespace becomes single spaces, one for one, so the highlight spans still fit.
             flat = _WHITESPACE.sub(" ", hit.snippet)
-            print(f"    {_highlight(flat, hit.highlights)}")
+            print(f"    {highlight(flat, hit.highlights)}")
+            if hit.collapsed:
+                print(f"    (+{len(hit.collapsed)} near-identical)")
+            if hit.diagnostics is not None:
+                ranks = ", ".join(f"{leg} {rank or '-'}" for leg, rank in hit.ranks.items())
+                print(f"    ranks: {ranks}; {hit.diagnostics}")
 
-    _emit(args, response.as_dict(), human)
+    emit(args, response.as_dict(), human)
     return 0
 
 
 def cmd_get(args: argparse.Namespace) -> int:
-    with _open(args) as service:
-        response = service.get(args.ids, scopes=_scopes(service, args))
+    with open_service(args) as service:
+        response = service.get(args.ids, scopes=scopes_of(service, args))
 
     def human() -> None:
         for detail in response.nodes:
@@ -212,16 +161,16 @@ def cmd_get(args: argparse.Namespace) -> int:
         for missing in response.missing:
             print(f"missing: {missing}", file=sys.stderr)
 
-    _emit(args, response.as_dict(), human)
+    emit(args, response.as_dict(), human)
     return 0 if response.nodes or not response.missing else EXIT_ERROR
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    with _open(args) as service:
+    with open_service(args) as service:
         result = service.link(
-            args.src, args.dst, args.type, scopes=_scopes(service, args), rationale=args.why
+            args.src, args.dst, args.type, scopes=scopes_of(service, args), rationale=args.why
         )
-    _emit(
+    emit(
         args,
         result.as_dict(),
         lambda: print(
@@ -233,10 +182,10 @@ def cmd_link(args: argparse.Namespace) -> int:
 
 
 def cmd_traverse(args: argparse.Namespace) -> int:
-    with _open(args) as service:
+    with open_service(args) as service:
         response = service.traverse(
             args.id,
-            scopes=_scopes(service, args),
+            scopes=scopes_of(service, args),
             depth=args.depth,
             direction=args.direction,
             edge_types=args.edge_type or None,
@@ -248,72 +197,72 @@ def cmd_traverse(args: argparse.Namespace) -> int:
         if response.truncated:
             print("(stopped early: too many memories reached; narrow with --edge-type)")
 
-    _emit(args, response.as_dict(), human)
+    emit(args, response.as_dict(), human)
     return 0
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    with _open(args) as service:
-        scopes = _scopes(service, args)
+    with open_service(args) as service:
+        scopes = scopes_of(service, args)
         act = service.unarchive if args.undo else service.archive
         node = act(args.id, scopes=scopes)
-    _emit(args, node.as_dict(), lambda: print(f"{node.status}: {node.title}"))
+    emit(args, node.as_dict(), lambda: print(f"{node.status}: {node.title}"))
     return 0
 
 
 def cmd_inbox(args: argparse.Namespace) -> int:
-    with _open(args) as service:
-        scopes = _scopes(service, args)
+    with open_service(args) as service:
+        scopes = scopes_of(service, args)
         if args.inbox_verb == "add":
             item = service.inbox_capture(
                 " ".join(args.text), scope=args.scope[0] if args.scope else compose.DEFAULT_SCOPE
             )
-            _emit(args, item.as_dict(), lambda: print(f"captured {item.id}"))
+            emit(args, item.as_dict(), lambda: print(f"captured {item.id}"))
         elif args.inbox_verb == "list":
             items = service.inbox_list(scopes=scopes, include_decided=args.all)
 
             def human() -> None:
                 for i in items:
-                    print(f"{i.id}  {i.state:9} {_one_line(i.text)[:70]}")
+                    print(f"{i.id}  {i.state:9} {one_line(i.text)[:70]}")
                 if not items:
                     print("The inbox is empty.")
 
-            _emit(args, {"items": [i.as_dict() for i in items]}, human)
+            emit(args, {"items": [i.as_dict() for i in items]}, human)
         elif args.inbox_verb == "promote":
             result = service.inbox_promote(args.id, scopes=scopes, type=args.type, title=args.title)
-            _emit(args, result.as_dict(), lambda: print(f"promoted to {result.node.id}"))
+            emit(args, result.as_dict(), lambda: print(f"promoted to {result.id}"))
         else:
             item = service.inbox_discard(args.id, scopes=scopes)
-            _emit(args, item.as_dict(), lambda: print(f"discarded {item.id}"))
+            emit(args, item.as_dict(), lambda: print(f"discarded {item.id}"))
     return 0
 
 
 def cmd_scope(args: argparse.Namespace) -> int:
-    with _open(args) as service:
+    with open_service(args) as service:
         if args.scope_verb == "add":
             created = service.add_scope(args.name)
-            _emit(
+            emit(
                 args,
                 {"scope": args.name, "created": created},
                 lambda: print(("created " if created else "exists: ") + args.name),
             )
         else:
             names = service.scopes()
-            _emit(args, {"scopes": names}, lambda: print("\n".join(names)))
+            emit(args, {"scopes": names}, lambda: print("\n".join(names)))
     return 0
 
 
 def cmd_passwd(args: argparse.Namespace) -> int:
-    with _open(args) as service:
-        new = _ask("New passphrase: ", "CAIRN_NEW_PASSPHRASE", twice=True)
+    with open_service(args) as service:
+        new = ask("New passphrase: ", "CAIRN_NEW_PASSPHRASE", twice=True)
         service.change_passphrase(new)
-    _emit(args, {"changed": True}, lambda: print("Passphrase changed."))
+    emit(args, {"changed": True}, lambda: print("Passphrase changed."))
     return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with _open(args) as service:
-        stats = service.stats(scopes=_scopes(service, args))
+    with open_service(args) as service:
+        stats = service.stats(scopes=scopes_of(service, args))
 
     def human() -> None:
         total = sum(stats["nodes_by_type"].values())
@@ -325,12 +274,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
             print(f"  {name:14} {count}")
         print(f"vector search: {'on' if stats['vector_search'] else 'off'} ({stats['embedder']})")
 
-    _emit(args, stats, human)
+    emit(args, stats, human)
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    with _open(args) as service:
+    with open_service(args) as service:
         report = service.verify()
 
     def human() -> None:
@@ -340,7 +289,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         chain = report.receipts
         print(f"receipts: {chain['count']}, {'intact' if chain['ok'] else chain['problem']}")
 
-    _emit(args, report.as_dict(), human)
+    emit(args, report.as_dict(), human)
     return 0 if report.ok else EXIT_ERROR
 
 
@@ -349,11 +298,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         if not args.json and total:
             print(f"\rembedding {done}/{total}", end="", file=sys.stderr, flush=True)
 
-    with _open(args) as service:
+    with open_service(args) as service:
         count = service.rebuild_vectors(progress)
     if not args.json:
         print(file=sys.stderr)
-    _emit(args, {"embedded": count}, lambda: print(f"{count} memories embedded."))
+    emit(args, {"embedded": count}, lambda: print(f"{count} memories embedded."))
     return 0
 
 
@@ -401,11 +350,22 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--attr", action="append", default=[], metavar="KEY=VALUE")
     add.add_argument("--scope", help="scope to write to (default: personal)")
     add.add_argument("--valid-from", help="when it became true (YYYY-MM-DD)")
+    add.add_argument(
+        "--force-new", action="store_true", help="store an entity even if it looks like a duplicate"
+    )
     search = verb("search", cmd_search, "find memories by meaning and words", scoped)
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--archived", action="store_true", help="include archived memories")
     search.add_argument("--history", action="store_true", help="include superseded memories")
+    search.add_argument(
+        "--profile",
+        choices=["fast", "balanced"],
+        default="balanced",
+        help="fast: words and meaning; balanced: also the people, projects... of the top hits",
+    )
+    search.add_argument("--as-of", help="what was true at this date (YYYY-MM-DD)")
+    search.add_argument("--diagnostics", action="store_true", help="show each leg's ranks")
     get = verb("get", cmd_get, "show memories by id", scoped)
     get.add_argument("ids", nargs="+")
     link = verb("link", cmd_link, "connect two memories", scoped)
@@ -447,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     verb("verify", cmd_verify, "check the file's integrity and the receipt chain")
     verb("reindex", cmd_reindex, "embed memories that lack a vector (turns vector search on)")
     verb("demo", cmd_demo, "a short tour on a temporary vault")
+    cli_memory.register(verb, scoped)
     return parser
 
 

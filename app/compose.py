@@ -8,6 +8,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -95,5 +96,22 @@ def open_vault(
 def _service(vault: Vault, embedder: Embedder | None) -> MemoryService:
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
+    _upgrade_bundled_pack(vault, meta)
+    with vault.read() as conn:
+        meta = records.get_setting(conn, "pack", meta)
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
     return MemoryService(vault, pack, EmbeddingSpace(vault, embedder))
+
+
+def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:
+    """Install a newer version of the vault's bundled pack. Pack versions only add (types,
+    attributes, rules, status words), so every row already stored stays valid."""
+    try:
+        bundled = Pack.bundled(meta["name"])
+    except FileNotFoundError:
+        return  # a pack of the user's own: upgraded by the user
+    if bundled.version <= meta["version"]:
+        return
+    with vault.write() as conn:
+        bundled.install(conn)
+        records.set_setting(conn, "pack", {"name": bundled.name, "version": bundled.version})

@@ -48,6 +48,7 @@ def run_demo() -> int:
             ids = {}
             for type_name, title, body, attrs in _MEMORIES:
                 result = service.write(type_name, title, body, attrs=attrs, source="demo")
+                assert result.node is not None  # the demo vault is new: nothing to block
                 ids[title] = result.node.id
                 print(f"  wrote {type_name:12} {title}")
             for src, dst, kind in [

@@ -20,7 +20,7 @@ import numpy as np
 from cairn.app.clock import now_iso
 from cairn.app.embedder import Embedder
 from cairn.app.text import searchable_text
-from cairn.storage import vectors
+from cairn.storage import dedup_rows, vectors
 from cairn.storage.vault import Vault
 
 FloatArray = vectors.FloatMatrix
@@ -94,6 +94,12 @@ class EmbeddingSpace:
             index = self.index
             self._vault.after_commit(lambda: index.set_status(seq, status))
 
+    def removed(self, seq: int) -> None:
+        """A node was deleted in the open transaction: drop its vector once committed."""
+        if self.index is not None:
+            index = self.index
+            self._vault.after_commit(lambda: index.remove(seq))
+
     # -- read path ----------------------------------------------------------------------------
 
     def query_vector(self, query: str) -> FloatArray | None:
@@ -103,7 +109,7 @@ class EmbeddingSpace:
 
     def nearest_soon(
         self, query: str, scopes: list[str], statuses: Sequence[str], k: int
-    ) -> Future[list[int] | None]:
+    ) -> Future[list[tuple[int, float]] | None]:
         """Embed ``query`` and find its k nearest memories on a worker thread.
 
         Search runs this beside the full-text leg: the embedding and the matrix product release
@@ -117,11 +123,15 @@ class EmbeddingSpace:
 
     def _nearest(
         self, query: str, scopes: list[str], statuses: Sequence[str], k: int
-    ) -> list[int] | None:
+    ) -> list[tuple[int, float]] | None:
         vector = self.query_vector(query) if query.strip() else None
         if vector is None or self.index is None:
             return None
-        return [seq for seq, _ in self.index.search(vector, scopes, statuses, k)]
+        return self.index.search(vector, scopes, statuses, k)
+
+    def vectors_of(self, seqs: Sequence[int]) -> dict[int, FloatArray]:
+        """The indexed vectors of ``seqs`` (those it has)."""
+        return {} if self.index is None else self.index.vectors_of(seqs)
 
     def catch_up(self, conn: Any) -> None:
         """Take in vectors another program (the CLI beside the window) stored since the index
@@ -173,12 +183,18 @@ class EmbeddingSpace:
 
 
 def _texts_of(conn: Any, seqs: list[int]) -> list[tuple[int, str, str, str]]:
+    rows = vectors.nodes_to_embed(conn, seqs)
+    addenda: dict[str, list[str]] = {}
+    for a in dedup_rows.addenda_of(conn, [r["id"] for r in rows]):
+        addenda.setdefault(a["node_id"], []).append(a["text"])
     return [
         (
             r["seq"],
-            searchable_text(r["title"], r["body"], json.loads(r["attrs"])),
+            searchable_text(
+                r["title"], r["body"], json.loads(r["attrs"]), addenda.get(r["id"], ())
+            ),
             r["scope"],
             r["status"],
         )
-        for r in vectors.nodes_to_embed(conn, seqs)
+        for r in rows
     ]

@@ -19,7 +19,8 @@ is not a ``CairnError`` is a bug and is allowed to propagate.
      │    ├── UnknownScope
      │    └── UnknownType
      ├── NodeNotFound                an id that does not exist in the caller's scopes
-     └── InboxItemNotFound
+     ├── InboxItemNotFound
+     └── ReviewItemNotFound          a review item (pending duplicate...) that is not there
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ __all__ = [
     "NodeNotFound",
     "NotAVault",
     "PackError",
+    "ReviewItemNotFound",
     "RowRejected",
     "SchemaTooNew",
     "UnknownScope",
@@ -92,6 +94,15 @@ class UnknownType(InvalidRequest):
     def __init__(self, type_name: str, known: list[str]) -> None:
         super().__init__(f"There is no node type {type_name!r}; the pack has {', '.join(known)}.")
         self.type_name = type_name
+
+
+class ReviewItemNotFound(CairnError):
+    def __init__(self, item_id: str) -> None:
+        super().__init__(
+            f"No review item with id {item_id} (in the scopes you can see); "
+            "`cairn pending` lists them."
+        )
+        self.item_id = item_id
 
 
 class InboxItemNotFound(CairnError):

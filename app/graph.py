@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from cairn.app import feedback
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.models import (
     ALL_STATUSES,
@@ -15,24 +17,33 @@ from cairn.app.models import (
     TraverseResponse,
 )
 from cairn.app.packs import Pack
-from cairn.storage import graph_rows
+from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.vault import Vault
 
 MAX_GET = 25
-EDGES_PER_NODE = 50  # a hub's edge list is capped; the response says when it was cut
+EDGES_PER_DIRECTION = 10  # a hub's edge list is capped each way; the response says so
 MAX_DEPTH = 4
 MAX_REACHED = 500  # traverse stops here and says so, instead of walking a whole hub
 DIRECTIONS = ("out", "in", "both")
 
 
 def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
+    """Full nodes with capped edge summaries. An id that a merge folded into another memory
+    finds that memory (``requested_as`` names the id asked for)."""
     ids = list(dict.fromkeys(ids))
     if not 1 <= len(ids) <= MAX_GET:
         raise InvalidRequest(f"Get takes between 1 and {MAX_GET} ids.")
     scopes = list(scopes)
     with vault.read() as conn:
-        rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, ids, scopes)}
+        merged = dedup_rows.resolve_aliases(conn, ids)
+        wanted = [merged.get(node_id, node_id) for node_id in ids]
+        rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, wanted, scopes)}
         edges = graph_rows.edges_touching(conn, list(rows), scopes, statuses=ALL_STATUSES)
+        addenda: dict[str, list[dict[str, Any]]] = {}
+        for a in dedup_rows.addenda_of(conn, list(rows)):
+            addenda.setdefault(a.pop("node_id"), []).append(a)
+        aliases = {node_id: dedup_rows.aliases_of(conn, node_id) for node_id in rows}
+        hints = {node_id: feedback.enrich_hint(conn, node_id) for node_id in rows}
     by_node: dict[str, list[EdgeSummary]] = {node_id: [] for node_id in rows}
     for e in edges:
         by_node[e["near_id"]].append(
@@ -46,16 +57,29 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
                 e["rationale"],
             )
         )
-    details = [
-        NodeDetail(
-            Node.from_row(rows[node_id]),
-            by_node[node_id][:EDGES_PER_NODE],
-            len(by_node[node_id]) > EDGES_PER_NODE,
+    details = []
+    for asked, node_id in zip(ids, wanted, strict=True):
+        if node_id not in rows:
+            continue
+        summaries = by_node[node_id]
+        counts = {d: sum(1 for e in summaries if e.direction == d) for d in ("in", "out")}
+        shown = [e for e in summaries if e.direction == "out"][:EDGES_PER_DIRECTION] + [
+            e for e in summaries if e.direction == "in"
+        ][:EDGES_PER_DIRECTION]
+        details.append(
+            NodeDetail(
+                Node.from_row(rows[node_id]),
+                shown,
+                max(counts.values()) > EDGES_PER_DIRECTION,
+                counts,
+                addenda.get(node_id, []),
+                aliases[node_id],
+                asked if asked != node_id else None,
+                hints[node_id],
+            )
         )
-        for node_id in ids
-        if node_id in rows
-    ]
-    return GetResponse(details, [node_id for node_id in ids if node_id not in rows])
+    missing = [asked for asked, node_id in zip(ids, wanted, strict=True) if node_id not in rows]
+    return GetResponse(details, missing)
 
 
 def traverse(

@@ -63,6 +63,12 @@ class Inbox:
                     source="inbox",
                 )
             )
+            if result.node is None:  # the resolver's block mode held a likely duplicate back
+                names = ", ".join(repr(other["title"]) for other in result.did_you_mean)
+                raise InvalidRequest(
+                    f"Not promoted: it looks like {names}, which you already have. Promote it "
+                    "under another title, or write it with force_new."
+                )
             records.decide_inbox_item(
                 conn, item_id, state="promoted", node_id=result.node.id, decided_at=now_iso()
             )

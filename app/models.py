@@ -59,23 +59,54 @@ class EdgeSummary:
 
 @dataclass(frozen=True)
 class WriteResult:
-    """What a write did. ``outcome`` is 'inserted' here; the dedup gate adds the others."""
+    """What a write did, and what it means for the graph (DESIGN §4, item 4).
+
+    ``outcome`` is one of:
+
+    - ``inserted``: a new node;
+    - ``absorbed``: it restated a memory already kept; ``node`` is that memory, which may have
+      gained the new wording as an addendum;
+    - ``merge_linked``: the same topic with something new: its own node, joined by ``same_topic``;
+    - ``pending``: a possible duplicate; stored out of sight until ``resolve_duplicate``
+      (``verdict`` names the review item);
+    - ``enriched``: an entity that was a stub (a name linked before it was described) got
+      its description;
+    - ``blocked``: in the resolver's block mode, a likely duplicate entity was not stored
+      (``node`` is None; see ``did_you_mean``).
+    """
 
     outcome: str
-    node: Node
+    node: Node | None
     embedded: bool
     degree: int
     warnings: tuple[str, ...] = ()
+    verdict: str | None = None  # the review item of a pending write
+    matched: dict[str, Any] | None = None  # the memory it was compared with, and how
+    flags: tuple[str, ...] = ()  # e.g. possible_contradiction
+    suggestion: str | None = None
+    resonance: list[dict[str, Any]] = field(default_factory=list)
+    possible_duplicate_of: list[dict[str, Any]] = field(default_factory=list)
+    label_conflict: list[dict[str, Any]] = field(default_factory=list)
+    revive_candidate: list[dict[str, Any]] = field(default_factory=list)
+    did_you_mean: list[dict[str, Any]] = field(default_factory=list)
+    orphan_warning: bool = False
+    suggested_relations: list[dict[str, Any]] = field(default_factory=list)
+    relations_from_tags: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)  # edges made from [[links]]
+    stubs_created: list[dict[str, Any]] = field(default_factory=list)
+    enrich_hints: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def id(self) -> str | None:
+        return None if self.node is None else self.node.id
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "outcome": self.outcome,
-            "node": self.node.as_dict(),
-            "id": self.node.id,
-            "embedded": self.embedded,
-            "degree": self.degree,
-            "warnings": list(self.warnings),
-        }
+        data = asdict(self)
+        data["node"] = None if self.node is None else self.node.as_dict()
+        data["id"] = self.id
+        data["warnings"] = list(self.warnings)
+        data["flags"] = list(self.flags)
+        return data
 
 
 @dataclass(frozen=True)
@@ -103,6 +134,8 @@ class SearchHit:
     source: str | None
     recorded_at: str
     ranks: dict[str, int | None]  # each leg's 1-based rank, None when the leg missed it
+    collapsed: list[str] = field(default_factory=list)  # near-identical hits folded into this
+    diagnostics: dict[str, Any] | None = None  # each leg's numbers, when asked for
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -116,6 +149,8 @@ class SearchResponse:
     results: list[SearchHit]
     vector_search: bool
     notes: tuple[str, ...] = ()
+    profile: str = "balanced"
+    as_of: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -123,19 +158,31 @@ class SearchResponse:
             "results": [hit.as_dict() for hit in self.results],
             "vector_search": self.vector_search,
             "notes": list(self.notes),
+            "profile": self.profile,
+            "as_of": self.as_of,
         }
 
 
 @dataclass(frozen=True)
 class NodeDetail:
     node: Node
-    edges: list[EdgeSummary]
+    edges: list[EdgeSummary]  # at most EDGES_PER_DIRECTION in and as many out
     edges_truncated: bool
+    edge_counts: dict[str, int] = field(default_factory=dict)  # all edges: {'in': n, 'out': n}
+    addenda: list[dict[str, Any]] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)  # ids merged into this node
+    requested_as: str | None = None  # the merged id it was asked for by, if any
+    enrich_hint: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = self.node.as_dict()
         data["edges"] = [edge.as_dict() for edge in self.edges]
         data["edges_truncated"] = self.edges_truncated
+        data["edge_counts"] = dict(self.edge_counts)
+        data["addenda"] = list(self.addenda)
+        data["aliases"] = list(self.aliases)
+        data["requested_as"] = self.requested_as
+        data["enrich_hint"] = self.enrich_hint
         return data
 
 
@@ -207,3 +254,63 @@ class VerifyReport:
             "receipts": self.receipts,
             "index_problems": self.index_problems,
         }
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """A decision waiting for the person: a possible duplicate, a label conflict, or an
+    archived memory a new one may revive."""
+
+    id: str
+    kind: str
+    node: dict[str, Any]  # id, type, title, status, text of the new memory
+    other: dict[str, Any]  # ... and of the one it resembles
+    score: float | None
+    reason: str
+    flags: list[str]
+    state: str
+    decision: str | None
+    created_at: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    id: str
+    type: str
+    title: str
+    status: str
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class History:
+    """A memory's supersede chain, oldest first; ``position`` is the asked-for memory's index."""
+
+    chain: list[HistoryEntry]
+    position: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"chain": [e.as_dict() for e in self.chain], "position": self.position}
+
+
+@dataclass(frozen=True)
+class Briefing:
+    """What to look at first: commitments due, recent memories, reviews waiting, stubs."""
+
+    today: str
+    due: list[dict[str, Any]]
+    recent: list[dict[str, Any]]
+    reviews: list[dict[str, Any]]
+    review_count: int
+    stubs_to_enrich: list[dict[str, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)

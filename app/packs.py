@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app.errors import PackError
-from cairn.storage import registry
+from cairn.storage import dedup_rows, registry
 
 ATTR_KINDS = ("string", "date", "number", "boolean", "list")
 FAMILIES = ("entity", "memory", "document")
@@ -39,6 +39,8 @@ class NodeType:
     family: str
     attrs: dict[str, AttrSpec] = field(default_factory=dict)
     description: str = ""
+    # The type's status words (casefolded): each canonical value and synonym -> canonical.
+    statuses: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,9 @@ class Pack:
     @classmethod
     def from_vault(cls, conn: Any, name: str, version: int) -> Pack:
         type_rows, attr_rows, edge_rows, rule_rows = registry.read(conn)
+        statuses: dict[str, dict[str, str]] = {t.name: {} for t in type_rows}
+        for node_type, word, canonical in dedup_rows.status_words(conn):
+            statuses[node_type][word] = canonical
         attrs: dict[str, dict[str, AttrSpec]] = {t.name: {} for t in type_rows}
         for a in attr_rows:
             attrs[a.node_type][a.name] = AttrSpec(a.name, a.kind, a.required, a.description)
@@ -106,7 +111,10 @@ class Pack:
         return cls(
             name,
             version,
-            {t.name: NodeType(t.name, t.family, attrs[t.name], t.description) for t in type_rows},
+            {
+                t.name: NodeType(t.name, t.family, attrs[t.name], t.description, statuses[t.name])
+                for t in type_rows
+            },
             {
                 e.name: EdgeType(e.name, e.layer, e.directed, tuple(rules[e.name]), e.description)
                 for e in edge_rows
@@ -137,6 +145,30 @@ class Pack:
                 for src, dst in e.rules
             ],
         )
+        dedup_rows.set_status_words(
+            conn,
+            [
+                (t.name, word, canonical)
+                for t in self.node_types.values()
+                for word, canonical in sorted(t.statuses.items())
+            ],
+        )
+
+    def entity_types(self) -> list[str]:
+        return sorted(n for n, t in self.node_types.items() if t.family == "entity")
+
+    def edge_for(self, src_type: str, dst_type: str, preferred: tuple[str, ...]) -> str | None:
+        """The first of ``preferred`` edge types whose rules let it join these node types."""
+        for name in preferred:
+            spec = self.edge_types.get(name)
+            if spec is None:
+                continue
+            for rule_src, rule_dst in spec.rules:
+                forward = rule_src in ("*", src_type) and rule_dst in ("*", dst_type)
+                backward = rule_src in ("*", dst_type) and rule_dst in ("*", src_type)
+                if forward or (not spec.directed and backward):
+                    return name
+        return None
 
 
 def _node_type(name: str, spec: Any, source: str) -> NodeType:
@@ -153,7 +185,27 @@ def _node_type(name: str, spec: Any, source: str) -> NodeType:
         attrs[attr_name] = AttrSpec(
             attr_name, attr["kind"], bool(attr.get("required", False)), attr.get("description", "")
         )
-    return NodeType(name, spec["family"], attrs, spec.get("description", ""))
+    statuses = _statuses(name, spec.get("statuses"), attrs, source)
+    return NodeType(name, spec["family"], attrs, spec.get("description", ""), statuses)
+
+
+def _statuses(name: str, spec: Any, attrs: dict[str, AttrSpec], source: str) -> dict[str, str]:
+    if spec is None:
+        return {}
+    values = spec.get("values") if isinstance(spec, dict) else None
+    synonyms = spec.get("synonyms", {}) if isinstance(spec, dict) else None
+    if not (isinstance(values, list) and values and all(isinstance(v, str) for v in values)):
+        raise PackError(source, f"{name}.statuses needs values: a list of words")
+    if not isinstance(synonyms, dict) or not all(isinstance(v, str) for v in synonyms.values()):
+        raise PackError(source, f"{name}.statuses.synonyms maps words to values")
+    if "status" not in attrs or "status_note" not in attrs:
+        raise PackError(source, f"{name} has statuses, so it needs status and status_note attrs")
+    words = {value.casefold(): value.casefold() for value in values}
+    for word, canonical in synonyms.items():
+        if canonical.casefold() not in words:
+            raise PackError(source, f"{name}.statuses: {word!r} means an unknown {canonical!r}")
+        words[word.casefold()] = canonical.casefold()
+    return words
 
 
 def _edge_type(name: str, spec: Any, node_types: dict[str, NodeType], source: str) -> EdgeType:

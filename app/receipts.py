@@ -18,7 +18,19 @@ from cairn.storage import records
 
 GENESIS = "0" * 64
 KINDS = frozenset(
-    {"create", "write", "link", "archive", "unarchive", "supersede", "inbox", "rekey", "reindex"}
+    {
+        "create",
+        "write",
+        "absorb",
+        "resolve",
+        "link",
+        "archive",
+        "unarchive",
+        "supersede",
+        "inbox",
+        "rekey",
+        "reindex",
+    }
 )
 
 

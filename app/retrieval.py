@@ -1,11 +1,26 @@
-"""Hybrid search: a vector leg and a BM25 leg fused by reciprocal rank (DESIGN §5)."""
+"""Hybrid search (DESIGN §5): a vector leg and a BM25 leg fused by reciprocal rank, an optional
+graph leg, read-time collapse of near-duplicates, and a total order.
+
+Profiles: ``fast`` is the two legs alone; ``balanced`` also adds the 1-hop entity-layer
+neighbours of the top hits (the person a note involves, the notes of a project) with a score
+decayed from the hit's and damped by how many neighbours the hit has, so a hub adds little.
+
+Collapse: of two hits whose vectors are at least ``dedup_high`` alike, only the better one is
+shown (the other is listed in its ``collapsed``), unless the two are joined by ``same_topic``
+or ``relates_to``: the person (or the gate) said they are different, so both are shown.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+import numpy as np
+
+from cairn.app import settings as memory_settings
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
@@ -16,8 +31,21 @@ from cairn.storage.vault import Vault
 # keeps one leg's first place from drowning agreement between the legs.
 LEG_DEPTH = 30
 RRF_K = 60
-MAX_LIMIT = 25
+MAX_LIMIT = 25  # what a caller may ask for
+MAX_EVAL_LIMIT = 100  # what evaluation (Recall@100) may ask of this module directly
 SNIPPET_FALLBACK_CHARS = 180
+PROFILES = ("fast", "balanced")
+LEGS = ("vector", "text")
+# The graph leg: the top hits it expands, the neighbours taken from each, and how much of a
+# hit's score a neighbour inherits (before damping by the hit's neighbour count).
+GRAPH_SEEDS = 5
+NEIGHBOURS_PER_SEED = 8
+GRAPH_DECAY = 0.5
+GRAPH_LAYER = "entity"
+# Pairs never collapsed: the gate or the person declared them different memories.
+KEPT_APART = ("same_topic", "relates_to")
+# An as-of read looks deeper, since some of each leg's hits fall outside the time.
+AS_OF_DEPTH_FACTOR = 3
 
 
 @dataclass(frozen=True)
@@ -25,14 +53,37 @@ class SearchOptions:
     limit: int = 10
     include_archived: bool = False
     include_history: bool = False  # superseded memories too
+    profile: str = "balanced"
+    as_of: str | None = None  # the state of things at this date or time (valid time)
+    diagnostics: bool = False
+    legs: tuple[str, ...] = LEGS  # evaluation runs one leg alone
+    collapse: bool = True
 
     def statuses(self) -> tuple[str, ...]:
         statuses = list(VISIBLE_STATUSES)
         if self.include_archived:
             statuses.append("archived")
-        if self.include_history:
+        if self.include_history or self.as_of:
             statuses.append("superseded")
         return tuple(s for s in ALL_STATUSES if s in statuses)
+
+
+def as_of_instant(as_of: str) -> str:
+    """A comparable ISO instant for ``as_of``; a bare date means the end of that day."""
+    try:
+        parsed = datetime.fromisoformat(as_of)
+    except ValueError:
+        raise InvalidRequest(f"as_of is a date (YYYY-MM-DD) or ISO time, not {as_of!r}.") from None
+    if len(as_of.strip()) == 10:
+        return f"{parsed.date().isoformat()}T23:59:59.999999+00:00"
+    return as_of
+
+
+def valid_at(row: dict[str, Any], instant: str) -> bool:
+    """Whether a memory held at ``instant``: from its valid_from (else when it was recorded)
+    until its valid_to (set when it was superseded)."""
+    start = row["valid_from"] or row["recorded_at"]
+    return start <= instant and (row["valid_to"] is None or row["valid_to"] > instant)
 
 
 def rrf(legs: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
@@ -44,6 +95,15 @@ def rrf(legs: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
     return scores
 
 
+def check(options: SearchOptions, max_limit: int = MAX_EVAL_LIMIT) -> None:
+    if not 1 <= options.limit <= max_limit:
+        raise InvalidRequest(f"A search returns between 1 and {max_limit} results.")
+    if options.profile not in PROFILES:
+        raise InvalidRequest(f"The search profile is {' or '.join(PROFILES)}.")
+    if not options.legs or any(leg not in LEGS for leg in options.legs):
+        raise InvalidRequest(f"Search legs are among {', '.join(LEGS)}.")
+
+
 def search(
     vault: Vault,
     space: EmbeddingSpace,
@@ -52,39 +112,60 @@ def search(
     options: SearchOptions,
     counts: fulltext.DocumentCounts | None = None,
 ) -> SearchResponse:
-    if not 1 <= options.limit <= MAX_LIMIT:
-        raise InvalidRequest(f"A search returns between 1 and {MAX_LIMIT} results.")
+    check(options)
     scopes = list(scopes)
     statuses = options.statuses()
-    notes = [note] if (note := space.status_note()) else []
+    instant = as_of_instant(options.as_of) if options.as_of else None
+    depth = max(LEG_DEPTH, options.limit) * (AS_OF_DEPTH_FACTOR if instant else 1)
+    notes = [note] if ("vector" in options.legs and (note := space.status_note())) else []
     with vault.read() as conn:
-        space.catch_up(conn)
-        vector_future = space.nearest_soon(query, scopes, statuses, LEG_DEPTH)
-        text_query = fulltext.plan(conn, query, counts)
-        text_leg = (
-            fulltext.search(conn, text_query, scopes, statuses, LEG_DEPTH) if text_query else []
-        )
-        nearest = vector_future.result()
-        vector_leg = nearest or []
+        high = memory_settings.read(conn).dedup_high
+        vector_future = None
+        if "vector" in options.legs:
+            space.catch_up(conn)
+            vector_future = space.nearest_soon(query, scopes, statuses, depth)
+        text_query = fulltext.plan(conn, query, counts) if "text" in options.legs else None
+        text_leg = fulltext.search(conn, text_query, scopes, statuses, depth) if text_query else []
+        nearest = vector_future.result() if vector_future is not None else None
+        vector_leg = [seq for seq, _ in nearest or []]
         fused = rrf([vector_leg, text_leg])
         rows = {r["seq"]: r for r in graph_rows.nodes_by_seqs(conn, list(fused), scopes)}
         # A node can change between the legs and this read; keep only what is still visible.
-        fused = {
-            seq: score
-            for seq, score in fused.items()
-            if rows.get(seq, {}).get("status") in statuses
-        }
-        ranked = total_order(fused, rows)
+        fused = {seq: s for seq, s in fused.items() if _shown(rows.get(seq), statuses, instant)}
+        graph_scores: dict[int, float] = {}
+        via: dict[int, str] = {}
+        if options.profile == "balanced" and fused:
+            graph_scores, via = _graph_leg(conn, fused, rows, scopes, statuses, instant)
+        scores = dict(fused)
+        for seq, extra in graph_scores.items():
+            scores[seq] = scores.get(seq, 0.0) + extra
+        ranked = total_order(scores, rows)
+        collapsed: dict[int, list[str]] = {}
+        if options.collapse:
+            ranked, collapsed = _collapse(conn, space, ranked, rows, high, options.limit)
         top = ranked[: options.limit]
         # The planned words: the query's rare words are the ones worth showing, and matching
         # its common ones again would cost what planning saved.
         snippets = fulltext.snippets(conn, text_query.expression, top) if text_query else {}
-    vector_rank = {seq: i for i, seq in enumerate(vector_leg, start=1)}
-    text_rank = {seq: i for i, seq in enumerate(text_leg, start=1)}
+    ranks = {
+        "vector": {seq: i for i, seq in enumerate(vector_leg, start=1)},
+        "text": {seq: i for i, seq in enumerate(text_leg, start=1)},
+        "graph": {seq: i for i, seq in enumerate(total_order(graph_scores, rows), start=1)},
+    }
+    cosines = dict(nearest or [])
     hits = []
     for seq in top:
         row = rows[seq]
         snippet, spans = _snippet(snippets.get(seq), row)
+        diagnostics = None
+        if options.diagnostics:
+            diagnostics = {
+                "fused": round(fused.get(seq, 0.0), 8),
+                "graph": round(graph_scores.get(seq, 0.0), 8),
+                "graph_via": via.get(seq),
+                "cosine": round(cosines[seq], 6) if seq in cosines else None,
+                "collapsed": collapsed.get(seq, []),
+            }
         hits.append(
             SearchHit(
                 id=row["id"],
@@ -92,15 +173,101 @@ def search(
                 title=row["title"],
                 snippet=snippet,
                 highlights=spans,
-                score=round(fused[seq], 8),
+                score=round(scores[seq], 8),
                 scope=row["scope"],
                 status=row["status"],
                 source=row["source"],
                 recorded_at=row["recorded_at"],
-                ranks={"vector": vector_rank.get(seq), "text": text_rank.get(seq)},
+                ranks={leg: ranks[leg].get(seq) for leg in ("vector", "text", "graph")},
+                collapsed=collapsed.get(seq, []),
+                diagnostics=diagnostics,
             )
         )
-    return SearchResponse(query, hits, vector_search=nearest is not None, notes=tuple(notes))
+    return SearchResponse(
+        query,
+        hits,
+        vector_search=nearest is not None,
+        notes=tuple(notes),
+        profile=options.profile,
+        as_of=options.as_of,
+    )
+
+
+def _shown(row: dict[str, Any] | None, statuses: Sequence[str], instant: str | None) -> bool:
+    if row is None or row["status"] not in statuses:
+        return False
+    if instant is None:
+        # Superseded memories are history: shown when asked for history, never as current.
+        return True
+    return valid_at(row, instant)
+
+
+def _graph_leg(
+    conn: Any,
+    fused: dict[int, float],
+    rows: dict[int, dict[str, Any]],
+    scopes: list[str],
+    statuses: Sequence[str],
+    instant: str | None,
+) -> tuple[dict[int, float], dict[int, str]]:
+    """Scores the top hits pass to their entity-layer neighbours, and which hit each came by."""
+    seeds = total_order(fused, rows)[:GRAPH_SEEDS]
+    scores: dict[int, float] = {}
+    via: dict[int, str] = {}
+    for seed in seeds:
+        neighbours = graph_rows.neighbours_by_layer(
+            conn, rows[seed]["id"], GRAPH_LAYER, scopes, statuses, NEIGHBOURS_PER_SEED
+        )
+        if not neighbours:
+            continue
+        # Damped by the square root of the neighbour count: a hit with one neighbour passes
+        # it half its score, one with eight passes each about a sixth.
+        share = fused[seed] * GRAPH_DECAY / math.sqrt(len(neighbours))
+        for n in neighbours:
+            if share > scores.get(n["seq"], 0.0):
+                scores[n["seq"]] = share
+                via[n["seq"]] = rows[seed]["id"]
+    missing = [seq for seq in scores if seq not in rows]
+    for row in graph_rows.nodes_by_seqs(conn, missing, scopes):
+        rows[row["seq"]] = row
+    keep = {seq for seq in scores if _shown(rows.get(seq), statuses, instant)}
+    return {seq: s for seq, s in scores.items() if seq in keep}, via
+
+
+def _collapse(
+    conn: Any,
+    space: EmbeddingSpace,
+    ranked: list[int],
+    rows: dict[int, dict[str, Any]],
+    high: float,
+    limit: int,
+) -> tuple[list[int], dict[int, list[str]]]:
+    """Drop hits nearly identical to a better one, unless the two were kept apart on purpose."""
+    window = ranked[: limit * 2 + 10]
+    vectors = space.vectors_of(window)
+    if len(vectors) < 2:
+        return ranked, {}
+    apart = graph_rows.pairs_joined(conn, [rows[s]["id"] for s in window], KEPT_APART)
+    kept: list[int] = []
+    collapsed: dict[int, list[str]] = {}
+    for seq in window:
+        mine = vectors.get(seq)
+        into = None
+        if mine is not None:
+            for other in kept:
+                theirs = vectors.get(other)
+                if theirs is None or frozenset((rows[seq]["id"], rows[other]["id"])) in apart:
+                    continue
+                if float(np.dot(mine, theirs)) >= high:
+                    into = other
+                    break
+        if into is None:
+            kept.append(seq)
+            if len(kept) == limit:
+                break
+        else:
+            collapsed.setdefault(into, []).append(rows[seq]["id"])
+    return kept, collapsed
 
 
 def total_order(scores: dict[int, float], rows: dict[int, dict[str, Any]]) -> list[int]:

@@ -11,23 +11,29 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from cairn.app import graph, receipts, retrieval
+from cairn.app import briefing, graph, receipts, retrieval
+from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope
+from cairn.app.history import HistoryKeeper
 from cairn.app.inbox import Inbox
 from cairn.app.models import (
     ALL_STATUSES,
+    Briefing,
     GetResponse,
+    History,
     InboxItem,
     LinkResult,
     Node,
+    ReviewItem,
     SearchResponse,
     TraverseResponse,
     VerifyReport,
     WriteResult,
 )
 from cairn.app.packs import Pack
+from cairn.app.review import Review
 from cairn.app.writer import NewMemory, Writer
 from cairn.storage import fulltext, graph_rows, records, vectors
 from cairn.storage.vault import Vault
@@ -40,6 +46,8 @@ class MemoryService:
         self._space = space
         self._writer = Writer(vault, pack, space)
         self._inbox = Inbox(vault, self._writer)
+        self._review = Review(vault, pack, space, self._writer)
+        self._history = HistoryKeeper(vault, pack, space)
         self._term_counts = fulltext.DocumentCounts()
 
     # -- writes -------------------------------------------------------------------------------
@@ -56,10 +64,51 @@ class MemoryService:
         locator: Mapping[str, Any] | None = None,
         valid_from: str | None = None,
         valid_to: str | None = None,
+        force_new: bool = False,
+        dedup: bool = True,
     ) -> WriteResult:
+        """Store a memory through the dedup gate and the entity resolver (see ``WriteResult``).
+
+        ``force_new`` stores an entity that block mode would hold back as a likely duplicate.
+        ``dedup=False`` skips the gate: for importers that recognise repeats by other means
+        (a file's hash) and for a supersede, which states the new version on purpose.
+        """
         return self._writer.write(
-            NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to)
+            NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to),
+            force_new=force_new,
+            dedup=dedup,
         )
+
+    def pending(
+        self, *, scopes: Sequence[str], kinds: Sequence[str] | None = None
+    ) -> list[ReviewItem]:
+        """Decisions waiting for the person: possible duplicates (resolve with
+        ``resolve_duplicate``), label conflicts and revive candidates."""
+        return self._review.pending(self._scopes(scopes), kinds)
+
+    def resolve_duplicate(
+        self, verdict: str, decision: str, *, scopes: Sequence[str]
+    ) -> WriteResult:
+        """Settle a pending duplicate: ``distinct`` keeps both, joined by ``relates_to``;
+        ``merge`` folds the new memory into the old one (its text becomes an addendum, its id
+        an alias that still finds it)."""
+        return self._review.resolve_duplicate(verdict, decision, self._scopes(scopes))
+
+    def dismiss(self, item_id: str, *, scopes: Sequence[str]) -> ReviewItem:
+        """Close a label conflict or revive candidate: the two are different things."""
+        return self._review.dismiss(item_id, self._scopes(scopes))
+
+    def supersede(self, old_id: str, new_id: str, *, scopes: Sequence[str]) -> History:
+        """``new_id`` replaces ``old_id``: the old memory becomes history (superseded, still
+        found by ``include_history`` and ``as_of`` reads), joined by a ``supersedes`` edge."""
+        return self._history.supersede(old_id, new_id, self._scopes(scopes))
+
+    def history(self, node_id: str, *, scopes: Sequence[str]) -> History:
+        """A memory's versions, oldest first, walking ``supersedes`` both ways."""
+        return self._history.history(node_id, self._scopes(scopes))
+
+    def briefing(self, *, scopes: Sequence[str], today: str | None = None) -> Briefing:
+        return briefing.briefing(self.vault, self.pack, self._scopes(scopes), today)
 
     def link(
         self,
@@ -91,8 +140,16 @@ class MemoryService:
         limit: int = 10,
         include_archived: bool = False,
         include_history: bool = False,
+        profile: str = "balanced",
+        as_of: str | None = None,
+        diagnostics: bool = False,
     ) -> SearchResponse:
-        options = retrieval.SearchOptions(limit, include_archived, include_history)
+        """Hybrid search; ``profile`` fast (two legs) or balanced (plus graph neighbours);
+        ``as_of`` the state of things at a date; ``diagnostics`` each leg's numbers."""
+        options = retrieval.SearchOptions(
+            limit, include_archived, include_history, profile, as_of, diagnostics
+        )
+        retrieval.check(options, retrieval.MAX_LIMIT)
         return retrieval.search(
             self.vault, self._space, query, self._scopes(scopes), options, self._term_counts
         )
@@ -150,6 +207,16 @@ class MemoryService:
     def scopes(self) -> list[str]:
         with self.vault.read() as conn:
             return records.scope_names(conn)
+
+    def settings(self) -> dict[str, Any]:
+        """The vault's memory settings (dedup bands, resolver mode, tag anchoring)."""
+        with self.vault.read() as conn:
+            return memory_settings.as_dict(conn)
+
+    def change_setting(self, name: str, value: Any) -> dict[str, Any]:
+        with self.vault.write() as conn:
+            memory_settings.write(conn, name, value)
+            return memory_settings.as_dict(conn)
 
     def add_scope(self, name: str) -> bool:
         """Create a scope; False if it existed."""

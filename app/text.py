@@ -3,12 +3,15 @@ index, on write and on rebuild, so the two can never disagree about what a memor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
-def searchable_text(title: str, body: str, attrs: Mapping[str, Any]) -> str:
-    """Title, body, then each string, date or list-of-strings attribute as ``key: value``.
+def searchable_text(
+    title: str, body: str, attrs: Mapping[str, Any], addenda: Sequence[str] = ()
+) -> str:
+    """Title, body, each string, date or list-of-strings attribute as ``key: value``, then the
+    addenda the dedup gate kept with the memory (other wordings of it, merged duplicates).
 
     String and date attributes are content (a fact stored only as ``occupation: nurse`` must be
     found by "nurse"); numbers and booleans are not worth matching as words. Keys are sorted so
@@ -25,6 +28,7 @@ def searchable_text(title: str, body: str, attrs: Mapping[str, Any]) -> str:
             words = [item.strip() for item in value if isinstance(item, str) and item.strip()]
             if words:
                 parts.append(f"{_label(key)}: {', '.join(words)}")
+    parts.extend(text.strip() for text in addenda if text.strip())
     return "\n".join(parts)
 
 

@@ -1,28 +1,32 @@
-"""The write path: a memory is validated and embedded first (outside the lock: embedding takes
-tens of milliseconds), then one transaction decides, stores, indexes and appends a receipt.
+"""The write path (DESIGN §4): a memory is validated and embedded first (outside the lock:
+embedding takes tens of milliseconds), then one transaction resolves, decides, stores, indexes,
+logs and appends a receipt.
 
-The dedup gate (DESIGN §4) sits between validation and storing, inside the transaction; in
-this version every new memory is inserted. ``WriteResult.outcome`` already names what happened,
-so the gate's other outcomes (absorbed, merge-linked, pending) reach callers unchanged.
+What is decided lives elsewhere: the dedup gate in ``gate``, the entity resolver in
+``resolver``, links, tags and stubs in ``feedback``. This module applies their decisions to the
+vault and reports the structural consequence (``WriteResult``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cairn.app import receipts
+from cairn.app import feedback, gate, receipts, resolver
+from cairn.app import settings as memory_settings
 from cairn.app.clock import new_id, now_iso
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
 from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
+from cairn.app.nodes import Draft, NewMemory, NodeStore, attrs_json, merge_attrs
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
-from cairn.storage import fulltext, graph_rows, records
+from cairn.storage import dedup_rows, graph_rows, records
 from cairn.storage.vault import Vault
+
+__all__ = ["NewMemory", "Writer"]
 
 # Statuses a caller may give a new memory; 'superseded' and 'archived' are reached by acts.
 NEW_STATUSES = ("active", "pending", "stub")
@@ -32,18 +36,21 @@ MAX_TITLE = 500
 MAX_BODY = 100_000
 
 
-@dataclass(frozen=True)
-class NewMemory:
-    type: str
-    title: str
-    body: str = ""
-    attrs: Mapping[str, Any] | None = None
-    scope: str = "personal"
-    source: str | None = None
-    locator: Mapping[str, Any] | None = None
-    valid_from: str | None = None
-    valid_to: str | None = None
-    status: str = "active"
+@dataclass
+class _Applied:
+    """What the gate or the resolver did, before the structural feedback is added."""
+
+    outcome: str
+    row: dict[str, Any] | None
+    verdict: str | None = None
+    matched: dict[str, Any] | None = None
+    flags: tuple[str, ...] = ()
+    suggestion: str | None = None
+    possible_duplicate_of: list[dict[str, Any]] = field(default_factory=list)
+    label_conflict: list[dict[str, Any]] = field(default_factory=list)
+    revive_candidate: list[dict[str, Any]] = field(default_factory=list)
+    did_you_mean: list[dict[str, Any]] = field(default_factory=list)
+    reembed: bool = False  # the node's text grew (an addendum): embed it again after commit
 
 
 class Writer:
@@ -51,45 +58,276 @@ class Writer:
         self._vault = vault
         self._pack = pack
         self._space = space
+        self.store = NodeStore(vault, pack, space)
 
     # -- memories -----------------------------------------------------------------------------
 
-    def write(self, memory: NewMemory) -> WriteResult:
+    def write(
+        self, memory: NewMemory, *, force_new: bool = False, dedup: bool = True
+    ) -> WriteResult:
+        """Store ``memory`` through the dedup gate. ``force_new`` stores an entity the
+        resolver's block mode would hold back; ``dedup=False`` skips the gate (a supersede
+        states the new version explicitly)."""
         self._check_new(memory)
-        attrs = dict(memory.attrs or {})
+        node_type = self._pack.node_types[memory.type]
+        attrs = feedback.normalize_status(node_type, dict(memory.attrs or {}))
         title = memory.title.strip()
         text = searchable_text(title, memory.body, attrs)
+        links = feedback.inline_links(memory.body)
+        tags = feedback.tags_of(attrs, memory.body)
         # Embedding takes tens of milliseconds: do it before taking the write lock.
-        vector = self._space.embed(text)
-        now = now_iso()
-        node_id = new_id()
-        row = {
-            "id": node_id,
-            "type": memory.type,
-            "title": title,
-            "body": memory.body,
-            "attrs": _attrs_json(attrs),
-            "status": memory.status,
-            "scope": memory.scope,
-            "source": memory.source,
-            "locator": None if memory.locator is None else json.dumps(dict(memory.locator)),
-            "valid_from": memory.valid_from,
-            "valid_to": memory.valid_to,
-            "recorded_at": now,
-            "updated_at": now,
-        }
+        draft = Draft(memory, title, attrs, text, self._space.embed(text))
+        stub_vectors = self.store.stub_vectors(links, memory.scope)
         with self._vault.write() as conn:
             self._require_scope(conn, memory.scope)
-            # The dedup gate decides here (insert, absorb, merge-link or pending verdict);
-            # until it exists every memory is inserted.
-            outcome = "inserted"
-            seq = graph_rows.insert_node(conn, row)
-            fulltext.index(conn, seq, text)
-            self._space.store(conn, seq, vector, memory.scope, memory.status)
-            receipts.append(conn, "write", {"nodes": 1})
-            node = Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], [memory.scope])[0])
+            settings = memory_settings.read(conn)
+            near = (
+                gate.nearest(conn, self._space, self._pack, draft.vector, memory.scope)
+                if dedup
+                else []
+            )
+            if node_type.family == "entity":
+                applied = self._write_entity(conn, draft, near, settings, force_new or not dedup)
+            else:
+                applied = self._write_memory(conn, draft, near, settings, dedup)
+            if applied.row is None:
+                return WriteResult(
+                    applied.outcome,
+                    None,
+                    embedded=False,
+                    degree=0,
+                    did_you_mean=applied.did_you_mean,
+                    possible_duplicate_of=applied.possible_duplicate_of,
+                    label_conflict=applied.label_conflict,
+                    revive_candidate=applied.revive_candidate,
+                )
+            row = applied.row
+            found = feedback.connect(
+                conn,
+                self._pack,
+                row,
+                links,
+                tags,
+                settings.tag_anchoring,
+                lambda name: self.store.insert_stub(conn, name, memory.scope, stub_vectors),
+                lambda src, dst, kind, why: self.store.add_edge(conn, src, dst, kind, why),
+            )
+            node = Node.from_row(graph_rows.nodes_by_ids(conn, [row["id"]], [memory.scope])[0])
             degree = graph_rows.degree(conn, node.id)
-        return WriteResult(outcome, node, embedded=vector is not None, degree=degree)
+        if applied.reembed:
+            self.store.reembed(node.id)
+        resonance = gate.resonance(
+            near, settings.resonance_floor, {node.id, *(m["id"] for m in [applied.matched] if m)}
+        )
+        orphan = degree == 0 and applied.outcome != "absorbed"
+        suggestions = found.suggested_relations
+        if orphan:
+            suggestions = feedback.orphan_suggestions(
+                suggestions, applied.possible_duplicate_of, resonance
+            )
+        return WriteResult(
+            applied.outcome,
+            node,
+            embedded=draft.vector is not None,
+            degree=degree,
+            verdict=applied.verdict,
+            matched=applied.matched,
+            flags=applied.flags,
+            suggestion=applied.suggestion,
+            resonance=resonance,
+            possible_duplicate_of=applied.possible_duplicate_of,
+            label_conflict=applied.label_conflict,
+            revive_candidate=applied.revive_candidate,
+            orphan_warning=orphan,
+            suggested_relations=suggestions,
+            relations_from_tags=found.relations_from_tags,
+            links=found.links,
+            stubs_created=found.stubs_created,
+            enrich_hints=found.enrich_hints,
+        )
+
+    def _write_memory(
+        self,
+        conn: Any,
+        draft: Draft,
+        near: list[gate.Candidate],
+        settings: memory_settings.MemorySettings,
+        dedup: bool,
+    ) -> _Applied:
+        family = self._pack.node_types[draft.memory.type].family
+        same_family = [c for c in near if c.family == family and c.status == "active"]
+        best = same_family[0] if same_family else None
+        cluster = (
+            gate.cluster_statements(conn, best, [draft.memory.scope])
+            if best is not None and best.score >= settings.dedup_low
+            else []
+        )
+        verdict = gate.decide(draft.text, best, cluster, settings) if dedup else None
+        if verdict is None or verdict.outcome == "inserted":
+            row = self.store.insert(conn, draft, draft.memory.status)
+            self.store.log(conn, row["id"], verdict)
+            receipts.append(conn, "write", {"nodes": 1})
+            return _Applied("inserted", row)
+        assert verdict.candidate is not None
+        matched = verdict.candidate.brief() | {"jaccard": round(verdict.jaccard or 0.0, 4)}
+        matched["reason"] = verdict.reason
+        if verdict.outcome == "absorbed":
+            target = graph_rows.nodes_by_ids(conn, [verdict.candidate.id], [draft.memory.scope])[0]
+            if not verdict.identical:
+                dedup_rows.add_addendum(
+                    conn, target["id"], draft.text, "absorbed", draft.memory.source, now_iso()
+                )
+                self.store.reindex_text(conn, target)
+            self.store.log(conn, target["id"], verdict)
+            receipts.append(conn, "absorb", {"nodes": 1})
+            return _Applied("absorbed", target, matched=matched, reembed=not verdict.identical)
+        status = "pending" if verdict.outcome == "pending" else draft.memory.status
+        row = self.store.insert(conn, draft, status)
+        suggestion = None
+        if verdict.contradiction:
+            suggestion = (
+                f"It may contradict {verdict.candidate.title!r} ({verdict.contradiction}). "
+                f"If it replaces it, supersede the old one: cairn supersede "
+                f"{verdict.candidate.id} {row['id']}"
+            )
+        review_id = None
+        if verdict.outcome == "merge_linked":
+            self.store.add_edge(conn, row["id"], verdict.candidate.id, "same_topic", verdict.reason)
+        else:
+            review_id = new_id()
+            dedup_rows.add_review_item(
+                conn,
+                id_=review_id,
+                kind="duplicate",
+                node_id=row["id"],
+                other_id=verdict.candidate.id,
+                score=verdict.candidate.score,
+                reason=verdict.reason,
+                flags=verdict.flags,
+                at=now_iso(),
+            )
+        self.store.log(conn, row["id"], verdict)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied(
+            verdict.outcome,
+            row,
+            verdict=review_id,
+            matched=matched,
+            flags=verdict.flags,
+            suggestion=suggestion,
+        )
+
+    def _write_entity(
+        self,
+        conn: Any,
+        draft: Draft,
+        near: list[gate.Candidate],
+        settings: memory_settings.MemorySettings,
+        force_new: bool,
+    ) -> _Applied:
+        memory = draft.memory
+        aliases = [a for a in draft.attrs.get("aliases", []) if isinstance(a, str)]
+        matches = resolver.lookup(conn, [draft.title, *aliases], [memory.scope])
+        exact = [m for m in matches if m.exact]
+        stub = next((m for m in exact if m.status == "stub"), None)
+        same = next((m for m in exact if m.status == "active" and m.type == memory.type), None)
+        if stub is not None and same is None:
+            return self._enrich_stub(conn, draft, stub)
+        if same is not None:
+            return self._absorb_entity(conn, draft, same)
+        conflicts = [m.as_dict() for m in exact if m.status == "active"]
+        revive = [m.as_dict() for m in exact if m.status == "archived"]
+        listed = {m.id for m in exact}
+        possible = [m.as_dict() for m in matches if not m.exact]
+        listed |= {m.id for m in matches}
+        for c in near:
+            if c.family == "entity" and c.score >= settings.dedup_low and c.id not in listed:
+                possible.append(c.brief() | {"status": c.status, "reason": "similar meaning"})
+        possible = possible[: resolver.MAX_FINDINGS]
+        if settings.entity_mode == "block" and not force_new and (possible or conflicts or revive):
+            return _Applied(
+                "blocked",
+                None,
+                possible_duplicate_of=possible,
+                label_conflict=conflicts,
+                revive_candidate=revive,
+                did_you_mean=[*conflicts, *revive, *possible],
+            )
+        row = self.store.insert(conn, draft, memory.status)
+        at = now_iso()
+        for kind, found in (("label_conflict", conflicts), ("revive_candidate", revive)):
+            for other in found:
+                dedup_rows.add_review_item(
+                    conn,
+                    id_=new_id(),
+                    kind=kind,
+                    node_id=row["id"],
+                    other_id=other["id"],
+                    score=1.0,
+                    reason=f"the same name as the {other['status']} {other['type']} "
+                    f"{other['title']!r}",
+                    flags=(),
+                    at=at,
+                )
+        reason = "a new entity" if not possible else "a new entity, possibly a duplicate"
+        self.store.log_entity(conn, row["id"], None, "inserted", None, reason)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied(
+            "inserted",
+            row,
+            possible_duplicate_of=possible,
+            label_conflict=conflicts,
+            revive_candidate=revive,
+        )
+
+    def _absorb_entity(self, conn: Any, draft: Draft, same: resolver.NameMatch) -> _Applied:
+        """The same entity again: the existing node stands; what the write adds is kept."""
+        scope = draft.memory.scope
+        target = graph_rows.nodes_by_ids(conn, [same.id], [scope])[0]
+        kept = json.loads(target["attrs"])
+        merged, leftover = merge_attrs(kept, draft.attrs)
+        extra = searchable_text("", draft.memory.body, leftover).strip()
+        changed = merged != kept
+        if changed:
+            graph_rows.update_node(
+                conn, target["id"], {"attrs": attrs_json(merged), "updated_at": now_iso()}
+            )
+            target = graph_rows.nodes_by_ids(conn, [same.id], [scope])[0]
+        if extra and extra not in searchable_text(target["title"], target["body"], kept):
+            dedup_rows.add_addendum(
+                conn, target["id"], extra, "absorbed", draft.memory.source, now_iso()
+            )
+            changed = True
+        if changed:
+            self.store.index_names(conn, target)
+            self.store.reindex_text(conn, target)
+        self.store.log_entity(conn, target["id"], same.id, "absorbed", same.score, same.reason)
+        receipts.append(conn, "absorb", {"nodes": 1})
+        matched = same.as_dict()
+        return _Applied("absorbed", target, matched=matched, reembed=changed)
+
+    def _enrich_stub(self, conn: Any, draft: Draft, stub: resolver.NameMatch) -> _Applied:
+        """A name linked before it was described: the stub becomes the entity, keeping its id
+        and its edges."""
+        scope = draft.memory.scope
+        target = graph_rows.nodes_by_ids(conn, [stub.id], [scope])[0]
+        merged, _ = merge_attrs(json.loads(target["attrs"]), draft.attrs)
+        changes: dict[str, Any] = {
+            "type": draft.memory.type,
+            "attrs": attrs_json(draft.attrs | merged),
+            "updated_at": now_iso(),
+        }
+        if draft.memory.body.strip():
+            changes |= {"body": draft.memory.body, "status": "active"}
+        graph_rows.update_node(conn, target["id"], changes)
+        target = graph_rows.nodes_by_ids(conn, [stub.id], [scope])[0]
+        self.store.index_names(conn, target)
+        self.store.reindex_text(conn, target)
+        if target["status"] == "active":
+            self._space.status_changed(target["seq"], "active")
+        self.store.log_entity(conn, target["id"], stub.id, "enriched", 1.0, "described a stub")
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied("enriched", target, matched=stub.as_dict(), reembed=True)
 
     def _check_new(self, memory: NewMemory) -> None:
         if memory.type not in self._pack.node_types:
@@ -139,17 +377,7 @@ class Writer:
             for node_id in (src, dst):
                 if node_id not in found:
                     raise NodeNotFound(node_id)
-            _, created = graph_rows.insert_edge(
-                conn,
-                {
-                    "src": src,
-                    "dst": dst,
-                    "type": edge_type,
-                    "layer": spec.layer,
-                    "rationale": rationale,
-                    "created_at": now_iso(),
-                },
-            )
+            created = self.store.add_edge(conn, src, dst, edge_type, rationale)
             if created:
                 receipts.append(conn, "link", {"edges": 1})
         return LinkResult(src, dst, edge_type, spec.layer, created)
@@ -182,16 +410,6 @@ class Writer:
                 self._space.status_changed(rows[0]["seq"], status)
                 receipts.append(conn, kind, {"nodes": 1})
             return Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
-
-
-def _attrs_json(attrs: dict[str, Any]) -> str:
-    try:
-        # allow_nan=False: JSON has no NaN or infinity, and the schema would reject the text.
-        return json.dumps(attrs, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidRequest(
-            f"Attributes must be plain text, numbers, yes/no or lists: {exc}."
-        ) from None
 
 
 def _is_iso_time(text: str) -> bool:

@@ -31,6 +31,40 @@ def update_node(conn: Any, node_id: str, changes: dict[str, Any]) -> None:
     conn.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", (*changes.values(), node_id))
 
 
+def delete_node(conn: Any, node_id: str) -> None:
+    """Remove a node; its edges, vector and names go with it (foreign keys cascade), its
+    full-text entry by trigger."""
+    conn.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
+
+
+def newest_edge_source(conn: Any, node_id: str, edge_type: str) -> str | None:
+    """The source of the newest ``edge_type`` edge pointing at ``node_id``."""
+    row = conn.execute(
+        "SELECT src FROM edges WHERE dst = ? AND type = ? ORDER BY seq DESC LIMIT 1",
+        (node_id, edge_type),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def type_of(conn: Any, node_id: str) -> str | None:
+    row = conn.execute("SELECT type FROM nodes WHERE id = ?", (node_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def edges_of(conn: Any, node_id: str, edge_type: str | None = None) -> list[dict[str, Any]]:
+    """Every edge with ``node_id`` at either end (no scope filter: for moves inside a write)."""
+    type_filter = "AND type = ?" if edge_type else ""
+    params = (node_id, *([edge_type] if edge_type else []))
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT {EDGE_COLUMNS} FROM edges WHERE src = ? {type_filter} UNION ALL "
+            f"SELECT {EDGE_COLUMNS} FROM edges WHERE dst = ? {type_filter} ORDER BY seq",
+            params + params,
+        )
+    ]
+
+
 def nodes_by_ids(conn: Any, ids: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
     return _nodes_where(conn, "id", ids, scopes)
 
@@ -105,6 +139,11 @@ def edges_touching(
     return [dict(row) for row in conn.execute(sql, params)]
 
 
+def status_of(conn: Any, node_id: str) -> str | None:
+    row = conn.execute("SELECT status FROM nodes WHERE id = ?", (node_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def degree(conn: Any, node_id: str) -> int:
     row = conn.execute(
         "SELECT (SELECT count(*) FROM edges WHERE src = ?) + (SELECT count(*) FROM edges "
@@ -145,3 +184,104 @@ def edge_count(conn: Any, scopes: Sequence[str]) -> int:
 
 def node_count(conn: Any) -> int:
     return int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+
+
+# -- briefing ---------------------------------------------------------------------------------
+
+
+def due_before(
+    conn: Any, node_type: str, attr: str, until: str, scopes: Sequence[str], limit: int
+) -> list[dict[str, Any]]:
+    """Active nodes of ``node_type`` whose date attribute ``attr`` is on or before ``until``
+    and that are not marked done (a ``done`` flag, or a done/dropped status), soonest first."""
+    marks = _marks(scopes)
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT {NODE_COLUMNS}, json_extract(attrs, '$.' || ?) AS due FROM nodes "
+            f"WHERE type = ? AND status = 'active' AND scope IN ({marks}) "
+            f"AND json_extract(attrs, '$.' || ?) <= ? "
+            f"AND coalesce(json_extract(attrs, '$.done'), 0) = 0 "
+            f"AND coalesce(json_extract(attrs, '$.status'), '') NOT IN ('done', 'dropped') "
+            f"ORDER BY due, seq LIMIT ?",
+            (attr, node_type, *scopes, attr, until, limit),
+        )
+    ]
+
+
+def recent(
+    conn: Any, types: Sequence[str], scopes: Sequence[str], limit: int
+) -> list[dict[str, Any]]:
+    """The newest active nodes of ``types``."""
+    if not types or not scopes:
+        return []
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE status = 'active' "
+            f"AND type IN ({_marks(types)}) AND scope IN ({_marks(scopes)}) "
+            f"ORDER BY seq DESC LIMIT ?",
+            (*types, *scopes, limit),
+        )
+    ]
+
+
+def stubs_by_degree(
+    conn: Any, scopes: Sequence[str], min_degree: int, limit: int
+) -> list[dict[str, Any]]:
+    """Stubs with at least ``min_degree`` edges, most linked first."""
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT * FROM (SELECT n.id, n.type, n.title, "
+            f"(SELECT count(*) FROM edges WHERE src = n.id) + "
+            f"(SELECT count(*) FROM edges WHERE dst = n.id) AS degree "
+            f"FROM nodes AS n WHERE n.status = 'stub' AND n.scope IN ({_marks(scopes)})) "
+            f"WHERE degree >= ? ORDER BY degree DESC, id LIMIT ?",
+            (*scopes, min_degree, limit),
+        )
+    ]
+
+
+# -- search -----------------------------------------------------------------------------------
+
+
+def neighbours_by_layer(
+    conn: Any,
+    node_id: str,
+    layer: str,
+    scopes: Sequence[str],
+    statuses: Sequence[str],
+    limit: int,
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` visible nodes joined to ``node_id`` by ``layer`` edges, newest edges
+    first. The limit holds on each side, so a hub costs no more than any node."""
+    found: list[dict[str, Any]] = []
+    for near, far in (("src", "dst"), ("dst", "src")):
+        found += [
+            dict(row)
+            for row in conn.execute(
+                f"SELECT n.seq, n.id, e.seq AS edge_seq FROM edges AS e "
+                f"JOIN nodes AS n ON n.id = e.{far} WHERE e.{near} = ? AND e.layer = ? "
+                f"AND n.scope IN ({_marks(scopes)}) AND n.status IN ({_marks(statuses)}) "
+                f"ORDER BY e.seq DESC LIMIT ?",
+                (node_id, layer, *scopes, *statuses, limit),
+            )
+        ]
+    found.sort(key=lambda row: -row["edge_seq"])
+    return found[:limit]
+
+
+def pairs_joined(conn: Any, ids: Sequence[str], edge_types: Sequence[str]) -> set[frozenset[str]]:
+    """Pairs among ``ids`` joined by an edge of one of ``edge_types``."""
+    if len(ids) < 2:
+        return set()
+    marks = _marks(ids)
+    return {
+        frozenset((row[0], row[1]))
+        for row in conn.execute(
+            f"SELECT src, dst FROM edges WHERE src IN ({marks}) AND dst IN ({marks}) "
+            f"AND type IN ({_marks(edge_types)})",
+            (*ids, *ids, *edge_types),
+        )
+    }

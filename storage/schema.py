@@ -235,8 +235,106 @@ CREATE INDEX inbox_by_state ON inbox(state, captured_at);
     + _NODE_RETYPE_TRIGGER
 )
 
+# Issue 3: the dedup gate, the entity resolver, review and supersede history.
+_CLEAN_MEMORY = """
+-- The entity resolver's name index: each entity's normalised title, aliases and initials ...
+CREATE TABLE entity_names (
+    norm     TEXT NOT NULL,
+    node_seq INTEGER NOT NULL REFERENCES nodes(seq) ON DELETE CASCADE,
+    kind     TEXT NOT NULL CHECK (kind IN ('title', 'alias', 'initials')),
+    PRIMARY KEY (norm, node_seq, kind)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX entity_names_by_node ON entity_names(node_seq);
+
+-- ... and the trigrams of those names, so near spellings are found by lookup, not by a scan.
+CREATE TABLE name_grams (
+    gram     TEXT NOT NULL,
+    node_seq INTEGER NOT NULL REFERENCES nodes(seq) ON DELETE CASCADE,
+    PRIMARY KEY (gram, node_seq)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX name_grams_by_node ON name_grams(node_seq);
+
+-- How many entities hold each trigram: a lookup reads the rarest grams' lists first.
+CREATE TABLE name_gram_counts (
+    gram TEXT PRIMARY KEY,
+    n    INTEGER NOT NULL CHECK (n >= 0)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER name_grams_counted AFTER INSERT ON name_grams
+BEGIN
+    INSERT INTO name_gram_counts(gram, n) VALUES (NEW.gram, 1)
+        ON CONFLICT(gram) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER name_grams_uncounted AFTER DELETE ON name_grams
+BEGIN
+    UPDATE name_gram_counts SET n = n - 1 WHERE gram = OLD.gram;
+END;
+
+-- The ids of memories folded into another by a merge: reading an old id finds what it became.
+CREATE TABLE node_aliases (
+    alias_id   TEXT PRIMARY KEY,
+    node_id    TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX node_aliases_by_node ON node_aliases(node_id);
+
+-- Text the dedup gate kept with a node instead of storing it twice: a restatement that was
+-- absorbed, or the other side of a merge. Searchable as part of the node.
+CREATE TABLE addenda (
+    seq         INTEGER PRIMARY KEY,
+    node_id     TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    text        TEXT NOT NULL CHECK (length(trim(text)) > 0),
+    origin      TEXT NOT NULL CHECK (origin IN ('absorbed', 'merged')),
+    source      TEXT,
+    recorded_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX addenda_by_node ON addenda(node_id);
+
+-- Every decision of the dedup gate, with its numbers. Ids are kept as text (no foreign key):
+-- the log outlives a merge.
+CREATE TABLE dedup_log (
+    seq          INTEGER PRIMARY KEY,
+    at           TEXT NOT NULL,
+    node_id      TEXT,
+    candidate_id TEXT,
+    outcome      TEXT NOT NULL,
+    score        REAL,
+    jaccard      REAL,
+    reason       TEXT NOT NULL,
+    flags        TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(flags))
+) STRICT;
+CREATE INDEX dedup_log_by_node ON dedup_log(node_id);
+
+-- Decisions that wait for the person: duplicates to keep apart or merge, label conflicts,
+-- archived memories that a new one may revive.
+CREATE TABLE review_items (
+    id         TEXT PRIMARY KEY,
+    kind       TEXT NOT NULL
+               CHECK (kind IN ('duplicate', 'label_conflict', 'revive_candidate')),
+    node_id    TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    other_id   TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    score      REAL,
+    reason     TEXT NOT NULL,
+    flags      TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(flags)),
+    state      TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'resolved')),
+    decision   TEXT,
+    created_at TEXT NOT NULL,
+    decided_at TEXT
+) STRICT;
+CREATE INDEX review_items_by_state ON review_items(state, created_at);
+CREATE INDEX review_items_by_node ON review_items(node_id);
+CREATE INDEX review_items_by_other ON review_items(other_id);
+
+-- A type's status words from the pack: each canonical value maps to itself, synonyms to it.
+CREATE TABLE status_words (
+    node_type TEXT NOT NULL REFERENCES node_types(name),
+    word      TEXT NOT NULL,
+    canonical TEXT NOT NULL,
+    PRIMARY KEY (node_type, word)
+) STRICT, WITHOUT ROWID;
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_FOUNDATION,)
+MIGRATIONS: tuple[str, ...] = (_FOUNDATION, _CLEAN_MEMORY)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -104,7 +104,7 @@ def nodes_to_embed(conn: Any, seqs: Sequence[int]) -> list[dict[str, Any]]:
     return [
         dict(row)
         for row in conn.execute(
-            f"SELECT seq, title, body, attrs, scope, status FROM nodes WHERE seq IN ({marks}) "
+            f"SELECT seq, id, title, body, attrs, scope, status FROM nodes WHERE seq IN ({marks}) "
             "ORDER BY seq",
             list(seqs),
         )
@@ -308,6 +308,12 @@ class VectorIndex:
             if row is not None:
                 self._statuses[row] = -1
                 self._matrix[row] = 0.0
+
+    def vectors_of(self, seqs: Iterable[int]) -> dict[int, FloatMatrix]:
+        with self._lock:
+            return {
+                seq: self._matrix[self._row_of[seq]].copy() for seq in seqs if seq in self._row_of
+            }
 
     def contains(self, seq: int) -> bool:
         return seq in self._row_of

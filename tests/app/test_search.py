@@ -65,9 +65,10 @@ def test_same_vault_same_query_same_order(
     filled: MemoryService, vault_path: Path, embedder: MiniLMEmbedder
 ) -> None:
     """Invariant I7, across calls and across a reopen."""
-    # Identical texts make ties that only the tie-break can order.
+    # Identical texts make ties that only the tie-break can order (the dedup gate would fold
+    # them into one, so it is skipped here).
     copies = [
-        filled.write("Note", "Same note", "Identical words in every copy.").node.id
+        filled.write("Note", "Same note", "Identical words in every copy.", dedup=False).node.id
         for _ in range(8)
     ]
     queries = ["identical words", "kitchen", "train hiking", "receipts"]
@@ -80,8 +81,10 @@ def test_same_vault_same_query_same_order(
             q: [h.id for h in reopened.search(q, scopes=ALL, limit=25).results] for q in queries
         }
     assert after == first
-    # Equal scores: newer first.
-    assert first["identical words"][:8] == copies[::-1]
+    # Equal scores: newer first. The copies are identical, so read-time collapse shows only
+    # the newest (the others are listed under it, see test_retrieval_complete).
+    assert first["identical words"][0] == copies[-1]
+    assert not set(copies[:-1]) & set(first["identical words"])
 
 
 def test_limit_is_between_1_and_25(filled: MemoryService) -> None:

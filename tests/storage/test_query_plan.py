@@ -15,7 +15,7 @@ ALL = ["personal"]
 def vault_with_common_words(service: MemoryService) -> MemoryService:
     with service.vault.write():  # one transaction: a savepoint per write, one fsync
         for i in range(40):
-            service.write("Note", f"Weekly report {i}", "Ordinary weekly report text.")
+            service.write("Note", f"Weekly report {i}", "Ordinary weekly report text.", dedup=False)
         service.write("Note", "Quarterly audit", "The weekly report found an audit issue.")
     return service
 

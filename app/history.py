@@ -1,0 +1,127 @@
+"""Supersede and history (DESIGN §4, item 5): a changed fact replaces the old one, and the old
+one stays as history.
+
+``supersede(old, new)`` marks the old memory superseded, closes its validity (``valid_to``) at
+the moment the new one became true, and records ``new -supersedes-> old``. Supersede is always
+an explicit act: the dedup gate only ever *suggests* it. Reads hide superseded memories unless
+asked for history (``include_history``) or for the state of things at a time (``as_of``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.app import receipts
+from cairn.app.clock import now_iso
+from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.errors import InvalidRequest, NodeNotFound
+from cairn.app.models import History, HistoryEntry
+from cairn.app.packs import Pack
+from cairn.storage import dedup_rows, graph_rows
+from cairn.storage.vault import Vault
+
+EDGE = "supersedes"
+MAX_CHAIN = 200  # versions walked each way; a chain this long is a log, not a fact
+
+
+class HistoryKeeper:
+    def __init__(self, vault: Vault, pack: Pack, space: EmbeddingSpace) -> None:
+        self._vault = vault
+        self._pack = pack
+        self._space = space
+
+    def supersede(self, old_id: str, new_id: str, scopes: list[str]) -> History:
+        if old_id == new_id:
+            raise InvalidRequest("A memory cannot supersede itself.")
+        with self._vault.write() as conn:
+            rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
+            for node_id in (old_id, new_id):
+                if node_id not in rows:
+                    raise NodeNotFound(node_id)
+            old, new = rows[old_id], rows[new_id]
+            if self._pack.edge_for(new["type"], old["type"], (EDGE,)) is None:
+                raise InvalidRequest(
+                    f"A {old['type']} cannot be superseded by a {new['type']}: the pack lets "
+                    f"{EDGE} join only memories of the same kind."
+                )
+            for row, role in ((old, "old"), (new, "new")):
+                if row["status"] == "superseded":
+                    newer = graph_rows.newest_edge_source(conn, row["id"], EDGE)
+                    raise InvalidRequest(
+                        f"The {role} memory {row['title']!r} is already superseded"
+                        + (f" by {newer}; supersede that one instead." if newer else ".")
+                    )
+            if old_id in {e.id for e in self._chain(conn, new_id, scopes, older=True)}:
+                raise InvalidRequest(f"{old['title']!r} is already older than {new['title']!r}.")
+            at = now_iso()
+            graph_rows.update_node(
+                conn,
+                old_id,
+                {
+                    "status": "superseded",
+                    "valid_to": old["valid_to"] or new["valid_from"] or at,
+                    "updated_at": at,
+                },
+            )
+            self._space.status_changed(old["seq"], "superseded")
+            if new["status"] == "pending":
+                graph_rows.update_node(conn, new_id, {"status": "active", "updated_at": at})
+                self._space.status_changed(new["seq"], "active")
+            graph_rows.insert_edge(
+                conn,
+                {
+                    "src": new_id,
+                    "dst": old_id,
+                    "type": EDGE,
+                    "layer": self._pack.edge_types[EDGE].layer,
+                    "rationale": "superseded by the person",
+                    "created_at": at,
+                },
+            )
+            dedup_rows.close_review_items_of(conn, old_id, "superseded", at)
+            receipts.append(conn, "supersede", {"nodes": 2})
+            return self._history(conn, new_id, scopes)
+
+    def history(self, node_id: str, scopes: list[str]) -> History:
+        with self._vault.read() as conn:
+            if not graph_rows.nodes_by_ids(conn, [node_id], scopes):
+                raise NodeNotFound(node_id)
+            return self._history(conn, node_id, scopes)
+
+    def _history(self, conn: Any, node_id: str, scopes: list[str]) -> History:
+        me = _entry(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
+        older = self._chain(conn, node_id, scopes, older=True)
+        newer = self._chain(conn, node_id, scopes, older=False)
+        chain = [*reversed(older), me, *newer]
+        return History(chain, len(older))
+
+    def _chain(
+        self, conn: Any, start: str, scopes: list[str], *, older: bool
+    ) -> list[HistoryEntry]:
+        """Versions from ``start`` outwards (older: what it superseded; newer: what superseded
+        it). A supersede chain has no branches: each memory is superseded at most once."""
+        found: list[HistoryEntry] = []
+        seen = {start}
+        current = start
+        direction = "out" if older else "in"
+        while len(found) < MAX_CHAIN:
+            edges = graph_rows.edges_touching(conn, [current], scopes, edge_types=[EDGE])
+            step = [e for e in edges if e["direction"] == direction and e["other_id"] not in seen]
+            if not step:
+                break
+            current = step[0]["other_id"]
+            seen.add(current)
+            found.append(_entry(graph_rows.nodes_by_ids(conn, [current], scopes)[0]))
+        return found
+
+
+def _entry(row: dict[str, Any]) -> HistoryEntry:
+    return HistoryEntry(
+        row["id"],
+        row["type"],
+        row["title"],
+        row["status"],
+        row["valid_from"],
+        row["valid_to"],
+        row["recorded_at"],
+    )

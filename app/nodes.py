@@ -1,0 +1,226 @@
+"""Storing a node and everything that must change with it, inside the caller's transaction:
+its row, its full-text entry, its vector, its entry in the entity name index, its edges, the
+dedup log. The writer, the review queue and supersede all store through here, so the indexes
+can never drift apart (invariant I4).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cairn.app import feedback, gate, resolver
+from cairn.app.clock import new_id, now_iso
+from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.errors import InvalidRequest
+from cairn.app.packs import Pack
+from cairn.app.text import searchable_text
+from cairn.storage import dedup_rows, fulltext, graph_rows, names, records
+from cairn.storage.vault import Vault
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    type: str
+    title: str
+    body: str = ""
+    attrs: Mapping[str, Any] | None = None
+    scope: str = "personal"
+    source: str | None = None
+    locator: Mapping[str, Any] | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    status: str = "active"
+
+
+@dataclass
+class Draft:
+    """A validated memory with its searchable text and vector, not yet stored."""
+
+    memory: NewMemory
+    title: str
+    attrs: dict[str, Any]
+    text: str
+    vector: Any
+
+
+class NodeStore:
+    def __init__(self, vault: Vault, pack: Pack, space: EmbeddingSpace) -> None:
+        self._vault = vault
+        self._pack = pack
+        self._space = space
+
+    def insert(self, conn: Any, draft: Draft, status: str) -> dict[str, Any]:
+        memory = draft.memory
+        now = now_iso()
+        node_id = new_id()
+        row = {
+            "id": node_id,
+            "type": memory.type,
+            "title": draft.title,
+            "body": memory.body,
+            "attrs": attrs_json(draft.attrs),
+            "status": status,
+            "scope": memory.scope,
+            "source": memory.source,
+            "locator": None if memory.locator is None else json.dumps(dict(memory.locator)),
+            "valid_from": memory.valid_from,
+            "valid_to": memory.valid_to,
+            "recorded_at": now,
+            "updated_at": now,
+        }
+        seq = graph_rows.insert_node(conn, row)
+        fulltext.index(conn, seq, draft.text)
+        self._space.store(conn, seq, draft.vector, memory.scope, status)
+        stored = graph_rows.nodes_by_ids(conn, [node_id], [memory.scope])[0]
+        self.index_names(conn, stored)
+        return stored
+
+    def insert_stub(
+        self, conn: Any, name: str, scope: str, vectors: dict[str, Any]
+    ) -> dict[str, Any]:
+        stub_type = feedback.STUB_TYPE
+        if stub_type not in self._pack.node_types:
+            stub_type = self._pack.entity_types()[0]
+        vector = vectors.get(name)
+        if vector is None:
+            vector = self._space.embed(name)  # a name that appeared since the look before
+        draft = Draft(
+            NewMemory(stub_type, name, scope=scope, status="stub"), name, {}, name, vector
+        )
+        return self.insert(conn, draft, "stub")
+
+    def stub_vectors(self, links: list[str], scope: str) -> dict[str, Any]:
+        """Vectors for the linked names the vault does not know yet, embedded in one batch
+        before the write lock is taken."""
+        if not links or self._space.embedder is None:
+            return {}
+        with self._vault.read() as conn:
+            unknown = [name for name in links if feedback.resolve_link(conn, name, scope) is None]
+        if not unknown:
+            return {}
+        return dict(zip(unknown, self._space.embedder.embed(unknown), strict=True))
+
+    def index_names(self, conn: Any, row: dict[str, Any]) -> None:
+        if self._pack.node_types[row["type"]].family != "entity":
+            return
+        attrs = json.loads(row["attrs"])
+        aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
+        entries, grams = resolver.index_entries(row["title"], aliases)
+        names.replace(conn, row["seq"], entries, grams)
+
+    def reindex_text(self, conn: Any, row: dict[str, Any]) -> str:
+        """Refresh a node's full-text entry (its text or addenda changed); returns the text."""
+        addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [row["id"]])]
+        text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]), addenda)
+        fulltext.index(conn, row["seq"], text)
+        return text
+
+    def reembed(self, node_id: str) -> None:
+        """Embed a node's current text again (after it gained an addendum or a description)."""
+        if self._space.embedder is None:
+            return
+        with self._vault.read() as conn:
+            rows = graph_rows.nodes_by_ids(conn, [node_id], records.scope_names(conn))
+            if not rows:
+                return
+            row = rows[0]
+            addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [node_id])]
+        text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]), addenda)
+        vector = self._space.embed(text)
+        with self._vault.write() as conn:
+            current = graph_rows.nodes_by_ids(conn, [node_id], [row["scope"]])
+            if current:
+                self._space.store(conn, row["seq"], vector, row["scope"], current[0]["status"])
+
+    def add_edge(
+        self, conn: Any, src: str, dst: str, edge_type: str, rationale: str | None
+    ) -> bool:
+        """Store an edge (one row per pair for an undirected type); False if it existed."""
+        spec = self._pack.edge_types[edge_type]
+        if not spec.directed:
+            src, dst = min(src, dst), max(src, dst)
+        _, created = graph_rows.insert_edge(
+            conn,
+            {
+                "src": src,
+                "dst": dst,
+                "type": edge_type,
+                "layer": spec.layer,
+                "rationale": rationale,
+                "created_at": now_iso(),
+            },
+        )
+        return created
+
+    def log(self, conn: Any, node_id: str, verdict: gate.Verdict | None) -> None:
+        if verdict is None:
+            dedup_rows.log_decision(
+                conn,
+                at=now_iso(),
+                node_id=node_id,
+                candidate_id=None,
+                outcome="inserted",
+                score=None,
+                jaccard=None,
+                reason="stored without the dedup gate",
+            )
+            return
+        dedup_rows.log_decision(
+            conn,
+            at=now_iso(),
+            node_id=node_id,
+            candidate_id=verdict.candidate.id if verdict.candidate else None,
+            outcome=verdict.outcome,
+            score=verdict.candidate.score if verdict.candidate else None,
+            jaccard=verdict.jaccard,
+            reason=verdict.reason,
+            flags=verdict.flags,
+        )
+
+    def log_entity(
+        self,
+        conn: Any,
+        node_id: str,
+        candidate_id: str | None,
+        outcome: str,
+        score: float | None,
+        reason: str,
+    ) -> None:
+        dedup_rows.log_decision(
+            conn,
+            at=now_iso(),
+            node_id=node_id,
+            candidate_id=candidate_id,
+            outcome=outcome,
+            score=score,
+            jaccard=None,
+            reason=reason,
+        )
+
+
+def merge_attrs(kept: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Attributes the kept node lacks are added, lists are joined; a differing value is not
+    overwritten but returned as left over (the caller keeps it as an addendum)."""
+    merged = dict(kept)
+    leftover: dict[str, Any] = {}
+    for key, value in new.items():
+        if key not in merged:
+            merged[key] = value
+        elif isinstance(value, list) and isinstance(merged[key], list):
+            merged[key] = list(dict.fromkeys([*merged[key], *value]))
+        elif merged[key] != value:
+            leftover[key] = value
+    return merged, leftover
+
+
+def attrs_json(attrs: dict[str, Any]) -> str:
+    try:
+        # allow_nan=False: JSON has no NaN or infinity, and the schema would reject the text.
+        return json.dumps(attrs, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidRequest(
+            f"Attributes must be plain text, numbers, yes/no or lists: {exc}."
+        ) from None

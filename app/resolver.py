@@ -1,0 +1,163 @@
+"""The entity resolver: is this name someone (or something) the vault already knows?
+
+Pure, deterministic helpers (normalisation, trigrams, similarity, initials) and the policy that
+turns lookups into findings. The policy, from DESIGN §4:
+
+- a near-certain lexical match (the same normalised name or alias) *connects*;
+- a similar spelling, an acronym or a similar meaning only *warns* (``possible_duplicate_of``);
+- the same name under another entity type is a *label conflict*;
+- the same name on an archived entity is a *revive candidate*, never linked silently.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from cairn.storage import names as name_index
+
+# Hyphens, underscores and any run of spaces are one separator: "Jean-Luc", "jean_luc" and
+# "Jean  Luc" are the same name.
+_SEPARATORS = re.compile(r"[\s\-_‐-―]+")
+# Everything that is not a letter, digit or separator is dropped: "O'Brien" is "obrien",
+# "J.R.R." is "jrr".
+_NOT_WORD = re.compile(r"[^\w ]+")
+# Letters that carry no combining accent to strip, so NFKD leaves them be: spelled out the way
+# a keyboard without them would.
+_PLAIN_LETTERS = str.maketrans(
+    {"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
+)
+# Small words that an acronym skips: "Bank of England" is "BoE" or "BE"; both are kept.
+_ACRONYM_SKIPS = frozenset({"of", "the", "and", "for", "a", "an", "de", "la", "le", "du", "von"})
+
+# Trigram similarity (shared / all, as pg_trgm) at or above which two names are a likely
+# misspelling of each other: "Jon Smith" and "John Smith" score 0.64, "Anna" and "Hanna" 0.57,
+# two unrelated names of the same length rarely pass 0.3.
+SPELLING_SIMILARITY = 0.55
+# A name this short or shorter has too few grams to judge spelling by; it matches exactly only.
+MIN_FUZZY_LENGTH = 4
+# An acronym must have at least this many letters to count ("EU" would match half a vault).
+MIN_ACRONYM = 3
+# How many warnings a write reports at most.
+MAX_FINDINGS = 5
+
+
+def normalize(name: str) -> str:
+    """Casefolded, accents stripped, separators unified, punctuation dropped."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    spaced = _SEPARATORS.sub(" ", stripped.casefold().translate(_PLAIN_LETTERS))
+    return " ".join(_NOT_WORD.sub("", spaced).split())
+
+
+def trigrams(norm: str) -> frozenset[str]:
+    """The name's trigrams, each word padded as pg_trgm does (two spaces before, one after), so
+    short words and word starts count."""
+    grams: set[str] = set()
+    for word in norm.split():
+        padded = f"  {word} "
+        grams.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    return frozenset(grams)
+
+
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def initials(norm: str) -> str | None:
+    """The acronym a multi-word name may go by ("world health organization" -> "who")."""
+    words = [w for w in norm.split() if w not in _ACRONYM_SKIPS]
+    if len(words) < MIN_ACRONYM:
+        return None
+    return "".join(word[0] for word in words)
+
+
+def index_entries(title: str, aliases: Iterable[str]) -> tuple[list[tuple[str, str]], set[str]]:
+    """What the name index holds for an entity: (norm, kind) names and the trigrams."""
+    entries: list[tuple[str, str]] = []
+    grams: set[str] = set()
+    for kind, name in [("title", title), *(("alias", alias) for alias in aliases)]:
+        norm = normalize(name)
+        if not norm:
+            continue
+        entries.append((norm, kind))
+        grams |= trigrams(norm)
+        acronym = initials(norm)
+        if acronym:
+            entries.append((acronym, "initials"))
+    return entries, grams
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """An entity a name resolved to, and how."""
+
+    id: str
+    type: str
+    title: str
+    status: str
+    score: float  # 1.0 for the same name; trigram similarity for a spelling
+    reason: str  # 'same name', 'alias', 'acronym', 'similar spelling', 'similar meaning'
+    seq: int
+
+    @property
+    def exact(self) -> bool:
+        return self.reason in ("same name", "alias")
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        del data["seq"]
+        return data
+
+
+def lookup(
+    conn: Any, names: Sequence[str], scopes: Sequence[str], *, fuzzy: bool = True
+) -> list[NameMatch]:
+    """Entities in ``scopes`` that ``names`` (a title and its aliases) may refer to, best first.
+
+    Exact names and aliases first (score 1), then acronyms, then similar spellings. One entity
+    appears once, with its best finding.
+    """
+    norms = [n for n in dict.fromkeys(normalize(name) for name in names) if n]
+    if not norms:
+        return []
+    found: dict[int, NameMatch] = {}
+    acronyms = {a for a in (initials(n) for n in norms) if a}
+    for row in name_index.exact(conn, sorted(set(norms) | acronyms), scopes):
+        if row["norm"] in norms and row["kind"] != "initials":
+            reason = "same name" if row["kind"] == "title" else "alias"
+            _keep(found, row, 1.0, reason)
+        elif len(row["norm"]) >= MIN_ACRONYM:
+            # One side is the other's initials: "WHO" and "World Health Organization".
+            _keep(found, row, 0.9, "acronym")
+    if fuzzy:
+        grams = {norm: trigrams(norm) for norm in norms if len(norm) >= MIN_FUZZY_LENGTH}
+        all_grams = sorted(set().union(*grams.values())) if grams else []
+        candidates = name_index.sharing_grams(conn, all_grams)
+        for rows in name_index.names_of(conn, candidates, scopes).values():
+            best = max(
+                (
+                    similarity(mine, trigrams(row["norm"]))
+                    for mine in grams.values()
+                    for row in rows
+                    if row["kind"] != "initials"
+                ),
+                default=0.0,
+            )
+            if best >= SPELLING_SIMILARITY:
+                _keep(found, rows[0], round(best, 4), "similar spelling")
+    order = {"same name": 0, "alias": 1, "acronym": 2, "similar spelling": 3}
+    return sorted(found.values(), key=lambda m: (order[m.reason], -m.score, -m.seq))
+
+
+def _keep(found: dict[int, NameMatch], row: dict[str, Any], score: float, reason: str) -> None:
+    current = found.get(row["seq"])
+    if current is None or score > current.score:
+        found[row["seq"]] = NameMatch(
+            row["id"], row["type"], row["title"], row["status"], score, reason, row["seq"]
+        )

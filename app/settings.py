@@ -1,0 +1,93 @@
+"""Per-vault settings that shape how memory is kept: the dedup bands, the resolver's mode, tag
+anchoring. They live in the vault (so a vault behaves the same on every machine) and are read on
+every write, so a change takes effect at the next write without reopening anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cairn.app.errors import InvalidRequest
+from cairn.storage import records
+
+_PREFIX = "memory."
+
+
+@dataclass(frozen=True)
+class Setting:
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()  # for a word setting; a number setting lies in [0, 1]
+
+
+SETTINGS: dict[str, Setting] = {
+    "dedup_high": Setting(
+        0.95, "cosine at or above which a new memory is the same topic as an old one"
+    ),
+    "dedup_low": Setting(
+        0.80, "cosine at or above which a new memory waits for review as a possible duplicate"
+    ),
+    "dedup_jaccard": Setting(
+        0.8, "word overlap at or above which a same-topic memory adds nothing new (absorbed)"
+    ),
+    "resonance_floor": Setting(
+        0.55, "cosine at or above which an older memory is listed as related to a new one"
+    ),
+    "entity_mode": Setting(
+        "warn",
+        "a possible duplicate entity: warn and store it, or block it until forced",
+        ("warn", "block"),
+    ),
+    "tag_anchoring": Setting(
+        "suggest",
+        "a tag naming a person, project, place... is ignored, suggested as a link, or linked",
+        ("off", "suggest", "auto"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    dedup_high: float
+    dedup_low: float
+    dedup_jaccard: float
+    resonance_floor: float
+    entity_mode: str
+    tag_anchoring: str
+
+
+def read(conn: Any) -> MemorySettings:
+    values = {
+        name: records.get_setting(conn, _PREFIX + name, s.default) for name, s in SETTINGS.items()
+    }
+    return MemorySettings(**values)
+
+
+def as_dict(conn: Any) -> dict[str, Any]:
+    return dict(vars(read(conn)))
+
+
+def write(conn: Any, name: str, value: Any) -> Any:
+    """Check and store one setting; returns the stored value."""
+    spec = SETTINGS.get(name)
+    if spec is None:
+        raise InvalidRequest(f"There is no setting {name!r}; there are {', '.join(SETTINGS)}.")
+    if spec.choices:
+        if value not in spec.choices:
+            raise InvalidRequest(f"{name} is one of {', '.join(spec.choices)}, not {value!r}.")
+    else:
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise InvalidRequest(f"{name} is a number between 0 and 1, not {value!r}.") from None
+        if not 0.0 <= value <= 1.0:
+            raise InvalidRequest(f"{name} is a number between 0 and 1, not {value}.")
+    current = vars(read(conn)) | {name: value}
+    if current["dedup_low"] > current["dedup_high"]:
+        raise InvalidRequest(
+            f"dedup_low ({current['dedup_low']}) may not be above dedup_high "
+            f"({current['dedup_high']})."
+        )
+    records.set_setting(conn, _PREFIX + name, value)
+    return value
