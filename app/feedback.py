@@ -126,7 +126,9 @@ def connect(
             continue
         edge = pack.edge_for(node["type"], target_row["type"], LINK_EDGES)
         if edge and make_edge(node["id"], target_row["id"], edge, f"[[{name}]]"):
-            out.links.append({"type": edge, **target_row})
+            # Fix: the target's "type" was spread after the edge's and replaced it, so a link
+            # reported the node type ("Topic") as its edge type; both are kept now.
+            out.links.append({**target_row, "type": edge, "target_type": target_row["type"]})
     if tag_mode != "off":
         for tag in tags:
             target = resolve_link(conn, tag, scope)

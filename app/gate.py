@@ -11,6 +11,11 @@ cosine places the write in a band:
 - between ``dedup_low`` and ``dedup_high``, *pending*: the person decides.
 - below, a new memory.
 
+A rewording that keeps only the names and figures ("Hana has been vegetarian since 2015" /
+"Hana stopped eating meat in 2015") scores lower than the small model's paraphrase band, so a
+pair that shares its anchors (``statements.share_anchors``) waits for review from
+``dedup_anchored_low`` up. Pending costs the person a decision, never a memory.
+
 Two statements that differ in a number, a date or a negation are never absorbed, whatever the
 cosine: to an embedding "the rent is 900" and "the rent is 950" are the same sentence. Such a
 pair is at most merge-linked and flagged ``possible_contradiction``, with a suggestion to
@@ -28,7 +33,7 @@ from typing import Any
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.packs import Pack
 from cairn.app.settings import MemorySettings
-from cairn.app.statements import contradiction, jaccard, word_set
+from cairn.app.statements import contradiction, jaccard, share_anchors, word_set
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, graph_rows
 
@@ -97,8 +102,10 @@ def decide(
 ) -> Verdict:
     """The band and outcome for a memory with searchable ``text`` against its best same-family
     candidate, whose cluster statements are ``cluster`` (the candidate's own text first)."""
-    if best is None or best.score < settings.dedup_low:
+    if best is None or best.score < lowest_band(settings):
         return Verdict("inserted", None, "nothing similar" if best is None else "below the band")
+    if best.score < settings.dedup_low and not (cluster and share_anchors(text, cluster[0])):
+        return Verdict("inserted", None, "below the band")
     words = word_set(text)
     overlaps = [jaccard(words, word_set(statement)) for statement in cluster]
     closest = max(range(len(cluster)), key=lambda i: overlaps[i]) if cluster else None
@@ -107,6 +114,8 @@ def decide(
     clash = contradiction(text, compared) if compared else None
     if best.score < settings.dedup_high:
         reason = f"similar ({best.score:.2f}): waiting for review"
+        if best.score < settings.dedup_low:
+            reason = f"names the same people and figures, similar ({best.score:.2f}): for review"
         return Verdict("pending", best, reason, overlap, clash)
     if clash:
         return Verdict("merge_linked", best, f"same topic, but {clash}", overlap, clash)
@@ -114,6 +123,11 @@ def decide(
         identical = _plain(text) in {_plain(statement) for statement in cluster}
         return Verdict("absorbed", best, "says what is already kept", overlap, None, identical)
     return Verdict("merge_linked", best, "same topic with something new", overlap, None)
+
+
+def lowest_band(settings: MemorySettings) -> float:
+    """Below this cosine nothing is a duplicate candidate."""
+    return min(settings.dedup_low, settings.dedup_anchored_low)
 
 
 def cluster_statements(conn: Any, candidate: Candidate, scopes: Sequence[str]) -> list[str]:

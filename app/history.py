@@ -53,6 +53,14 @@ class HistoryKeeper:
                     )
             if old_id in {e.id for e in self._chain(conn, new_id, scopes, older=True)}:
                 raise InvalidRequest(f"{old['title']!r} is already older than {new['title']!r}.")
+            # The edge new -> old closes a cycle when old already (transitively) supersedes
+            # new. The status check above misses it once a superseded version was made active
+            # again (archive, then unarchive); the check just above looks the other way.
+            if new_id in {e.id for e in self._chain(conn, old_id, scopes, older=True)}:
+                raise InvalidRequest(
+                    f"{old['title']!r} already supersedes {new['title']!r}; the other way "
+                    "round would make a cycle."
+                )
             at = now_iso()
             graph_rows.update_node(
                 conn,

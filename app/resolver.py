@@ -11,6 +11,7 @@ turns lookups into findings. The policy, from DESIGN §4:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -53,6 +54,7 @@ def normalize(name: str) -> str:
     return " ".join(_NOT_WORD.sub("", spaced).split())
 
 
+@functools.lru_cache(maxsize=4096)
 def trigrams(norm: str) -> frozenset[str]:
     """The name's trigrams, each word padded as pg_trgm does (two spaces before, one after), so
     short words and word starts count."""
@@ -132,13 +134,18 @@ def lookup(
         if row["norm"] in norms and row["kind"] != "initials":
             reason = "same name" if row["kind"] == "title" else "alias"
             _keep(found, row, 1.0, reason)
+        elif row["kind"] == "initials" and row["norm"] not in norms:
+            # Fix: two names that merely share initials ("Wildlife Habitat Office" and "World
+            # Health Organization", both "who") are not each other's acronym; only a name
+            # spelled as the other's initials is.
+            continue
         elif len(row["norm"]) >= MIN_ACRONYM:
             # One side is the other's initials: "WHO" and "World Health Organization".
             _keep(found, row, 0.9, "acronym")
     if fuzzy:
         grams = {norm: trigrams(norm) for norm in norms if len(norm) >= MIN_FUZZY_LENGTH}
         all_grams = sorted(set().union(*grams.values())) if grams else []
-        candidates = name_index.sharing_grams(conn, all_grams)
+        candidates = name_index.sharing_grams(conn, all_grams, scopes)
         for rows in name_index.names_of(conn, candidates, scopes).values():
             best = max(
                 (

@@ -6,8 +6,9 @@ neighbours of the top hits (the person a note involves, the notes of a project) 
 decayed from the hit's and damped by how many neighbours the hit has, so a hub adds little.
 
 Collapse: of two hits whose vectors are at least ``dedup_high`` alike, only the better one is
-shown (the other is listed in its ``collapsed``), unless the two are joined by ``same_topic``
-or ``relates_to``: the person (or the gate) said they are different, so both are shown.
+shown (the other is listed in its ``collapsed``), unless the two are joined by ``same_topic``,
+``relates_to`` or ``supersedes``: the person (or the gate) said they are different, so both are
+shown.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import numpy as np
@@ -42,8 +43,10 @@ GRAPH_SEEDS = 5
 NEIGHBOURS_PER_SEED = 8
 GRAPH_DECAY = 0.5
 GRAPH_LAYER = "entity"
-# Pairs never collapsed: the gate or the person declared them different memories.
-KEPT_APART = ("same_topic", "relates_to")
+# Pairs never collapsed: the gate or the person declared them different memories. A version
+# and the one it superseded are two states of a fact (often one number apart, so their vectors
+# are nearly equal): a history or as-of read that asked for both must show both.
+KEPT_APART = ("same_topic", "relates_to", "supersedes")
 # An as-of read looks deeper, since some of each leg's hits fall outside the time.
 AS_OF_DEPTH_FACTOR = 3
 
@@ -71,12 +74,22 @@ class SearchOptions:
 def as_of_instant(as_of: str) -> str:
     """A comparable ISO instant for ``as_of``; a bare date means the end of that day."""
     try:
-        parsed = datetime.fromisoformat(as_of)
+        day = date.fromisoformat(as_of.strip())
+    except ValueError:
+        pass
+    else:
+        return f"{day.isoformat()}T23:59:59.999999+00:00"
+    try:
+        parsed = datetime.fromisoformat(as_of.strip())
     except ValueError:
         raise InvalidRequest(f"as_of is a date (YYYY-MM-DD) or ISO time, not {as_of!r}.") from None
-    if len(as_of.strip()) == 10:
-        return f"{parsed.date().isoformat()}T23:59:59.999999+00:00"
-    return as_of
+    # Stamps are compared as text and recorded_at is UTC: a time given with another offset
+    # (or in the compact form 20240101T1200) must be written the same way first, else
+    # "01:00+02:00" sorts after "00:00+00:00" although it is an hour earlier. A time without
+    # an offset is read as UTC, like every stamp Cairn writes.
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def valid_at(row: dict[str, Any], instant: str) -> bool:
@@ -248,17 +261,23 @@ def _collapse(
     if len(vectors) < 2:
         return ranked, {}
     apart = graph_rows.pairs_joined(conn, [rows[s]["id"] for s in window], KEPT_APART)
+    # Every pair's cosine at once; the greedy walk below only reads it.
+    with_vector = [seq for seq in window if seq in vectors]
+    position = {seq: i for i, seq in enumerate(with_vector)}
+    matrix = np.stack([vectors[seq] for seq in with_vector])
+    alike = (matrix @ matrix.T) >= high
     kept: list[int] = []
     collapsed: dict[int, list[str]] = {}
     for seq in window:
-        mine = vectors.get(seq)
         into = None
-        if mine is not None:
+        if seq in position:
+            row = alike[position[seq]]
             for other in kept:
-                theirs = vectors.get(other)
-                if theirs is None or frozenset((rows[seq]["id"], rows[other]["id"])) in apart:
-                    continue
-                if float(np.dot(mine, theirs)) >= high:
+                if (
+                    other in position
+                    and row[position[other]]
+                    and frozenset((rows[seq]["id"], rows[other]["id"])) not in apart
+                ):
                     into = other
                     break
         if into is None:

@@ -57,6 +57,13 @@ class Review:
     def dismiss(self, item_id: str, scopes: list[str]) -> ReviewItem:
         with self._vault.write() as conn:
             row = self._open(conn, item_id, scopes)
+            if row["kind"] == "duplicate":
+                # Fix: dismissing a duplicate closed the item but left its memory pending, out
+                # of every default read and out of the queue: lost. It is settled by a decision.
+                raise InvalidRequest(
+                    f"Review item {item_id} is a possible duplicate: settle it with "
+                    "resolve_duplicate (distinct or merge)."
+                )
             dedup_rows.decide_review_item(conn, item_id, "dismissed", now_iso())
             receipts.append(conn, "resolve", {"items": 1})
             return _item(conn, row | {"state": "resolved", "decision": "dismissed"}, scopes)

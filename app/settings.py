@@ -28,6 +28,10 @@ SETTINGS: dict[str, Setting] = {
     "dedup_low": Setting(
         0.80, "cosine at or above which a new memory waits for review as a possible duplicate"
     ),
+    "dedup_anchored_low": Setting(
+        0.70,
+        "the lower band for a memory naming the same people, places and figures as an old one",
+    ),
     "dedup_jaccard": Setting(
         0.8, "word overlap at or above which a same-topic memory adds nothing new (absorbed)"
     ),
@@ -51,6 +55,7 @@ SETTINGS: dict[str, Setting] = {
 class MemorySettings:
     dedup_high: float
     dedup_low: float
+    dedup_anchored_low: float
     dedup_jaccard: float
     resonance_floor: float
     entity_mode: str
@@ -58,10 +63,8 @@ class MemorySettings:
 
 
 def read(conn: Any) -> MemorySettings:
-    values = {
-        name: records.get_setting(conn, _PREFIX + name, s.default) for name, s in SETTINGS.items()
-    }
-    return MemorySettings(**values)
+    stored = records.settings_with_prefix(conn, _PREFIX)
+    return MemorySettings(**{name: stored.get(name, s.default) for name, s in SETTINGS.items()})
 
 
 def as_dict(conn: Any) -> dict[str, Any]:
@@ -84,9 +87,10 @@ def write(conn: Any, name: str, value: Any) -> Any:
         if not 0.0 <= value <= 1.0:
             raise InvalidRequest(f"{name} is a number between 0 and 1, not {value}.")
     current = vars(read(conn)) | {name: value}
-    if current["dedup_low"] > current["dedup_high"]:
+    if max(current["dedup_low"], current["dedup_anchored_low"]) > current["dedup_high"]:
         raise InvalidRequest(
-            f"dedup_low ({current['dedup_low']}) may not be above dedup_high "
+            f"The low bands (dedup_low {current['dedup_low']}, dedup_anchored_low "
+            f"{current['dedup_anchored_low']}) may not be above dedup_high "
             f"({current['dedup_high']})."
         )
     records.set_setting(conn, _PREFIX + name, value)

@@ -494,3 +494,40 @@ def contradiction(a: str, b: str) -> str | None:
         reasons.append(f"negation differs: {shown_a} vs {shown_b}")
     found = [reason for reason in reasons if reason]
     return "; ".join(found) if found else None
+
+
+# -- anchors ----------------------------------------------------------------------------------
+
+# Names (a capitalised word) and figures are what two wordings of one memory keep in common
+# when every other word changed: "Hana has been vegetarian since 2015" and "Hana stopped eating
+# meat in 2015" share only "Hana" and "2015". Capitalised words that are merely sentence
+# openers or pronouns are not names.
+_NAME_OR_FIGURE = re.compile(r"\b[A-Z][\w'’-]*|\d+(?:[.,]\d+)*")
+_NOT_NAMES = frozenset({
+    "a", "an", "the", "i", "i'm", "i'd", "i'll", "i've", "my", "me", "we", "our", "us", "you",
+    "your", "he", "she", "it", "they", "his", "her", "its", "their", "them", "this", "that",
+    "these", "those", "there", "here", "what", "when", "where", "who", "why", "how", "which",
+    "if", "in", "on", "at", "to", "for", "of", "and", "or", "but", "so", "as", "by", "from",
+    "with", "after", "before", "since", "until", "while", "because", "also", "then", "now",
+    "yes", "no", "not", "please", "remember", "note", "put", "hold", "holding", "get", "got",
+    "make", "made", "keep", "let",
+})  # fmt: skip
+
+
+def anchors(text: str) -> frozenset[str]:
+    """The names and figures of a text, casefolded (a possessive "'s" or plural "s" dropped)."""
+    found = set()
+    for token in _NAME_OR_FIGURE.findall(_fold_accents(text)):
+        word = re.sub(r"['’]s$", "", token).casefold().replace(",", "")
+        if word and word not in _NOT_NAMES:
+            # A plural is the same name ("Tuesdays"): the last "s" goes, on both sides alike.
+            found.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return frozenset(found)
+
+
+def share_anchors(a: str, b: str) -> bool:
+    """Whether two texts name mostly the same people, places and figures: at least half of
+    the smaller side's anchors (and at least one) appear on both sides."""
+    mine, theirs = anchors(a), anchors(b)
+    shared = len(mine & theirs)
+    return shared >= 1 and 2 * shared >= min(len(mine), len(theirs))

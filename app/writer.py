@@ -86,10 +86,12 @@ class Writer:
                 if dedup
                 else []
             )
-            if node_type.family == "entity":
-                applied = self._write_entity(conn, draft, near, settings, force_new or not dedup)
+            if not dedup:
+                applied = self._insert_ungated(conn, draft)
+            elif node_type.family == "entity":
+                applied = self._write_entity(conn, draft, near, settings, force_new)
             else:
-                applied = self._write_memory(conn, draft, near, settings, dedup)
+                applied = self._write_memory(conn, draft, near, settings)
             if applied.row is None:
                 return WriteResult(
                     applied.outcome,
@@ -146,24 +148,29 @@ class Writer:
             enrich_hints=found.enrich_hints,
         )
 
+    def _insert_ungated(self, conn: Any, draft: Draft) -> _Applied:
+        row = self.store.insert(conn, draft, draft.memory.status)
+        self.store.log(conn, row["id"], None)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied("inserted", row)
+
     def _write_memory(
         self,
         conn: Any,
         draft: Draft,
         near: list[gate.Candidate],
         settings: memory_settings.MemorySettings,
-        dedup: bool,
     ) -> _Applied:
         family = self._pack.node_types[draft.memory.type].family
         same_family = [c for c in near if c.family == family and c.status == "active"]
         best = same_family[0] if same_family else None
         cluster = (
             gate.cluster_statements(conn, best, [draft.memory.scope])
-            if best is not None and best.score >= settings.dedup_low
+            if best is not None and best.score >= gate.lowest_band(settings)
             else []
         )
-        verdict = gate.decide(draft.text, best, cluster, settings) if dedup else None
-        if verdict is None or verdict.outcome == "inserted":
+        verdict = gate.decide(draft.text, best, cluster, settings)
+        if verdict.outcome == "inserted":
             row = self.store.insert(conn, draft, draft.memory.status)
             self.store.log(conn, row["id"], verdict)
             receipts.append(conn, "write", {"nodes": 1})

@@ -4,7 +4,10 @@
 2. The real write line: single ``MemoryService.write`` calls on a vault using the model.
 3. Scale lines (default 10k and 100k memories): vaults built through the real write path with
    random unit vectors (see ``bench.build``), then measured in a fresh process each
-   (``bench.probe``): open-to-ready, search latency, single writes, memory, file size.
+   (``bench.probe``): open-to-ready, search latency, single writes through the dedup gate
+   (without the embedding time), memory, file size.
+4. Resolver lines (the same counts of entities, see ``bench.resolver_line``): name lookups and
+   entity writes.
 
 Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``. Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
@@ -22,7 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench import build, corpus, realembed, report
+from bench import build, corpus, realembed, report, resolver_line
 from bench.embedders import RandomEmbedder
 from bench.measure import load_average, machine
 
@@ -64,6 +67,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             results["real"] = real_lines(root, texts, args.real_writes)
         for count in scales_of(args):
             results["scales"][str(count)] = scale_line(root, texts, count, args)
+        results["resolver"] = {}
+        for count in scales_of(args):
+            _say(f"resolver at {count:,} entities: building and measuring")
+            results["resolver"][str(count)] = resolver_line.line(root, count)
     results["load_average_at_end"] = load_average()
     results["elapsed_s"] = round(time.perf_counter() - started, 1)
     results["json_path"] = str(report.RESULTS / "latest.json")

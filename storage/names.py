@@ -13,15 +13,14 @@ resolving a name stays flat as the vault grows:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 # How many of a name's grams are probed (the rarest), how much of each list is read, and how
 # many candidates go on to be compared in full.
-PROBED_GRAMS = 6
-POSTINGS_PER_GRAM = 400
-MAX_CANDIDATES = 40
+PROBED_GRAMS = 4
+POSTINGS_PER_GRAM = 250
+MAX_CANDIDATES = 16
 
 
 def _marks(values: Sequence[Any]) -> str:
@@ -65,9 +64,11 @@ def _named(
     ]
 
 
-def sharing_grams(conn: Any, grams: Sequence[str]) -> list[int]:
-    """Seqs of entities sharing the most of the rarest of ``grams``, most shared first."""
-    if not grams:
+def sharing_grams(conn: Any, grams: Sequence[str], scopes: Sequence[str]) -> list[int]:
+    """Seqs of entities in ``scopes`` sharing the most of the rarest of ``grams``, most
+    shared first. Scopes are applied inside each gram's capped list, so entities of other
+    scopes never use up the cap."""
+    if not grams or not scopes:
         return []
     counts = dict(
         conn.execute(
@@ -76,18 +77,25 @@ def sharing_grams(conn: Any, grams: Sequence[str]) -> list[int]:
         ).fetchall()
     )
     rarest = sorted(counts, key=lambda gram: (counts[gram], gram))[:PROBED_GRAMS]
-    shared: Counter[int] = Counter()
-    for gram in rarest:
-        shared.update(
-            row[0]
-            for row in conn.execute(
-                "SELECT node_seq FROM name_grams WHERE gram = ? ORDER BY node_seq DESC LIMIT ?",
-                (gram, POSTINGS_PER_GRAM),
-            )
+    if not rarest:
+        return []
+    # One statement: each probed gram's list (capped), counted per entity inside SQLite. Most
+    # grams shared first; newer entities first among equals (a total order).
+    lists = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT g.node_seq FROM name_grams AS g JOIN nodes AS n "
+        f"ON n.seq = g.node_seq WHERE g.gram = ? AND n.scope IN ({_marks(scopes)}) "
+        f"ORDER BY g.node_seq DESC LIMIT ?)"
+        for _ in rarest
+    )
+    params = [value for gram in rarest for value in (gram, *scopes, POSTINGS_PER_GRAM)]
+    return [
+        row[0]
+        for row in conn.execute(
+            f"SELECT node_seq FROM ({lists}) GROUP BY node_seq "
+            f"ORDER BY count(*) DESC, node_seq DESC LIMIT ?",
+            (*params, MAX_CANDIDATES),
         )
-    # Most grams shared first; newer entities first among equals (a total order).
-    ranked = sorted(shared, key=lambda seq: (-shared[seq], -seq))
-    return ranked[:MAX_CANDIDATES]
+    ]
 
 
 def names_of(

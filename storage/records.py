@@ -13,6 +13,17 @@ def get_setting(conn: Any, key: str, default: Any = None) -> Any:
     return default if row is None else json.loads(row[0])
 
 
+def settings_with_prefix(conn: Any, prefix: str) -> dict[str, Any]:
+    """Every setting whose key starts with ``prefix``, keyed without it: one query."""
+    return {
+        row[0][len(prefix) :]: json.loads(row[1])
+        for row in conn.execute(
+            "SELECT key, value FROM settings WHERE key >= ? AND key < ?",
+            (prefix, prefix + "\uffff"),
+        )
+    }
+
+
 def set_setting(conn: Any, key: str, value: Any) -> None:
     conn.execute(
         "INSERT INTO settings(key, value) VALUES (?, ?) "
