@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cairn.app.cli_common import emit, one_line, open_service, scopes_of
+from cairn.app.errors import InvalidRequest
 from cairn.app.models import WriteResult
 
 Verb = Callable[..., argparse.ArgumentParser]
@@ -148,7 +149,12 @@ def cmd_settings(args: argparse.Namespace) -> int:
             if args.value is not None
             else service.settings()
         )
-    shown = {args.name: values[args.name]} if args.name and args.name in values else values
+    if args.name and args.name not in values:
+        # Fix: a mistyped name printed every setting and exited 0, as if it had been found.
+        raise InvalidRequest(
+            f"There is no setting {args.name!r}; there are {', '.join(sorted(values))}."
+        )
+    shown = {args.name: values[args.name]} if args.name else values
 
     def human() -> None:
         for name, value in sorted(shown.items()):

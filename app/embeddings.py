@@ -20,7 +20,7 @@ import numpy as np
 from cairn.app.clock import now_iso
 from cairn.app.embedder import Embedder
 from cairn.app.text import searchable_text
-from cairn.storage import dedup_rows, vectors
+from cairn.storage import vectors
 from cairn.storage.vault import Vault
 
 FloatArray = vectors.FloatMatrix
@@ -184,15 +184,10 @@ class EmbeddingSpace:
 
 def _texts_of(conn: Any, seqs: list[int]) -> list[tuple[int, str, str, str]]:
     rows = vectors.nodes_to_embed(conn, seqs)
-    addenda: dict[str, list[str]] = {}
-    for a in dedup_rows.addenda_of(conn, [r["id"] for r in rows]):
-        addenda.setdefault(a["node_id"], []).append(a["text"])
     return [
         (
             r["seq"],
-            searchable_text(
-                r["title"], r["body"], json.loads(r["attrs"]), addenda.get(r["id"], ())
-            ),
+            searchable_text(r["title"], r["body"], json.loads(r["attrs"])),
             r["scope"],
             r["status"],
         )

@@ -14,7 +14,7 @@ cosine places the write in a band:
 A rewording that keeps only the names and figures ("Hana has been vegetarian since 2015" /
 "Hana stopped eating meat in 2015") scores lower than the small model's paraphrase band, so a
 pair that shares its anchors (``statements.share_anchors``) waits for review from
-``dedup_anchored_low`` up. Pending costs the person a decision, never a memory.
+``dedup_anchored_low`` (0.75) up. Pending costs the person a decision, never a memory.
 
 Two statements that differ in a number, a date or a negation are never absorbed, whatever the
 cosine: to an embedding "the rent is 900" and "the rent is 950" are the same sentence. Such a

@@ -61,7 +61,7 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
     for asked, node_id in zip(ids, wanted, strict=True):
         if node_id not in rows:
             continue
-        summaries = by_node[node_id]
+        summaries = by_node[node_id][::-1]  # newest edges first: a hub shows its latest
         counts = {d: sum(1 for e in summaries if e.direction == d) for d in ("in", "out")}
         shown = [e for e in summaries if e.direction == "out"][:EDGES_PER_DIRECTION] + [
             e for e in summaries if e.direction == "in"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cairn.app import feedback, gate, resolver
-from cairn.app.clock import new_id, now_iso
+from cairn.app.clock import new_id, now_iso, utc_stamp
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.packs import Pack
@@ -66,8 +66,9 @@ class NodeStore:
             "scope": memory.scope,
             "source": memory.source,
             "locator": None if memory.locator is None else json.dumps(dict(memory.locator)),
-            "valid_from": memory.valid_from,
-            "valid_to": memory.valid_to,
+            # As UTC text, so valid times compare with recorded_at and as_of as text.
+            "valid_from": utc_stamp(memory.valid_from) if memory.valid_from else None,
+            "valid_to": utc_stamp(memory.valid_to) if memory.valid_to else None,
             "recorded_at": now,
             "updated_at": now,
         }
@@ -119,7 +120,7 @@ class NodeStore:
         return text
 
     def reembed(self, node_id: str) -> None:
-        """Embed a node's current text again (after it gained an addendum or a description)."""
+        """Embed a node's current text again (after its description or attributes changed)."""
         if self._space.embedder is None:
             return
         with self._vault.read() as conn:
@@ -127,8 +128,9 @@ class NodeStore:
             if not rows:
                 return
             row = rows[0]
-            addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [node_id])]
-        text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]), addenda)
+        # The memory's own text: addenda are found by their words, but a restatement kept
+        # beside a memory must not move its meaning (an exact repeat must still score 1.0).
+        text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]))
         vector = self._space.embed(text)
         with self._vault.write() as conn:
             current = graph_rows.nodes_by_ids(conn, [node_id], [row["scope"]])

@@ -31,14 +31,15 @@ _NOT_WORD = re.compile(r"[^\w ]+")
 _PLAIN_LETTERS = str.maketrans(
     {"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
 )
-# Small words that an acronym skips: "Bank of England" is "BoE" or "BE"; both are kept.
+# Small words that an acronym skips: "Bank for International Settlements" is "BIS".
 _ACRONYM_SKIPS = frozenset({"of", "the", "and", "for", "a", "an", "de", "la", "le", "du", "von"})
 
 # Trigram similarity (shared / all, as pg_trgm) at or above which two names are a likely
-# misspelling of each other: "Jon Smith" and "John Smith" score 0.64, "Anna" and "Hanna" 0.57,
-# two unrelated names of the same length rarely pass 0.3.
+# misspelling of each other: "Jon Smith" and "John Smith" score 0.62 (a one-letter slip in a
+# short name scores less: "Anna" and "Hanna" 0.38, not flagged); two unrelated names of the
+# same length rarely pass 0.3.
 SPELLING_SIMILARITY = 0.55
-# A name this short or shorter has too few grams to judge spelling by; it matches exactly only.
+# A name shorter than this has too few grams to judge spelling by; it matches exactly only.
 MIN_FUZZY_LENGTH = 4
 # An acronym must have at least this many letters to count ("EU" would match half a vault).
 MIN_ACRONYM = 3

@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
 from typing import Any
 
 import numpy as np
 
 from cairn.app import settings as memory_settings
+from cairn.app.clock import utc_stamp
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
@@ -73,23 +73,13 @@ class SearchOptions:
 
 def as_of_instant(as_of: str) -> str:
     """A comparable ISO instant for ``as_of``; a bare date means the end of that day."""
-    try:
-        day = date.fromisoformat(as_of.strip())
-    except ValueError:
-        pass
-    else:
-        return f"{day.isoformat()}T23:59:59.999999+00:00"
-    try:
-        parsed = datetime.fromisoformat(as_of.strip())
-    except ValueError:
-        raise InvalidRequest(f"as_of is a date (YYYY-MM-DD) or ISO time, not {as_of!r}.") from None
     # Stamps are compared as text and recorded_at is UTC: a time given with another offset
     # (or in the compact form 20240101T1200) must be written the same way first, else
-    # "01:00+02:00" sorts after "00:00+00:00" although it is an hour earlier. A time without
-    # an offset is read as UTC, like every stamp Cairn writes.
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC).isoformat(timespec="microseconds")
+    # "01:00+02:00" sorts after "00:00+00:00" although it is an hour earlier.
+    stamp = utc_stamp(as_of)
+    if stamp is None:
+        raise InvalidRequest(f"as_of is a date (YYYY-MM-DD) or ISO time, not {as_of!r}.")
+    return f"{stamp}T23:59:59.999999+00:00" if len(stamp) == 10 else stamp
 
 
 def valid_at(row: dict[str, Any], instant: str) -> bool:

@@ -108,10 +108,12 @@ class Review:
         visible = (
             graph_rows.nodes_by_ids(conn, [row["node_id"], row["other_id"]], scopes) if row else []
         )
-        if row is None or len(visible) < 2:
+        if row is None or not visible:
             raise ReviewItemNotFound(item_id)
-        if row["state"] != "open":
+        if row["state"] != "open":  # a merge may have folded one of the two away since
             raise InvalidRequest(f"Review item {item_id} was already settled ({row['decision']}).")
+        if len(visible) < 2:
+            raise ReviewItemNotFound(item_id)
         return row
 
     def _activate(self, conn: Any, row: dict[str, Any]) -> None:

@@ -516,18 +516,33 @@ _NOT_NAMES = frozenset({
 
 def anchors(text: str) -> frozenset[str]:
     """The names and figures of a text, casefolded (a possessive "'s" or plural "s" dropped)."""
-    found = set()
-    for token in _NAME_OR_FIGURE.findall(_fold_accents(text)):
+    return frozenset(_anchors(text))
+
+
+def _anchors(text: str) -> dict[str, bool]:
+    """Each anchor, and whether it only ever opens a sentence or line. An opening capital says
+    nothing (titles and sentences all start with one): "Shed paint" and "Shed door" share no
+    name. Figures never open-only."""
+    found: dict[str, bool] = {}
+    folded = _fold_accents(text)
+    for match in _NAME_OR_FIGURE.finditer(folded):
+        token = match.group(0)
         word = re.sub(r"['’]s$", "", token).casefold().replace(",", "")
-        if word and word not in _NOT_NAMES:
-            # A plural is the same name ("Tuesdays"): the last "s" goes, on both sides alike.
-            found.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return frozenset(found)
+        if not word or word in _NOT_NAMES:
+            continue
+        # A plural is the same name ("Tuesdays"): the last "s" goes, on both sides alike.
+        word = word[:-1] if len(word) > 3 and word.endswith("s") else word
+        before = folded[: match.start()].rstrip(" \t\"'(")
+        opens = token[0].isalpha() and (not before or before[-1] in ".!?:;\n")
+        found[word] = found.get(word, True) and opens
+    return found
 
 
 def share_anchors(a: str, b: str) -> bool:
     """Whether two texts name mostly the same people, places and figures: at least half of
-    the smaller side's anchors (and at least one) appear on both sides."""
-    mine, theirs = anchors(a), anchors(b)
-    shared = len(mine & theirs)
-    return shared >= 1 and 2 * shared >= min(len(mine), len(theirs))
+    the smaller side's anchors (and at least one) appear on both sides, and at least one shared
+    anchor is a figure or stands mid-sentence on one side."""
+    mine, theirs = _anchors(a), _anchors(b)
+    shared = mine.keys() & theirs.keys()
+    named = [w for w in shared if not (mine[w] and theirs[w])]
+    return bool(named) and 2 * len(shared) >= min(len(mine), len(theirs))

@@ -10,8 +10,10 @@ from typing import Any
 def searchable_text(
     title: str, body: str, attrs: Mapping[str, Any], addenda: Sequence[str] = ()
 ) -> str:
-    """Title, body, each string, date or list-of-strings attribute as ``key: value``, then the
-    addenda the dedup gate kept with the memory (other wordings of it, merged duplicates).
+    """Title, body, each string, date or list-of-strings attribute as ``key: value``; for the
+    full-text entry also the addenda the dedup gate kept with the memory (other wordings of it,
+    merged duplicates). The vector is made from the memory's own text alone, so restatements
+    kept beside a memory are found by their words without shifting its meaning.
 
     String and date attributes are content (a fact stored only as ``occupation: nurse`` must be
     found by "nurse"); numbers and booleans are not worth matching as words. Keys are sorted so

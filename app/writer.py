@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from cairn.app import feedback, gate, receipts, resolver
 from cairn.app import settings as memory_settings
-from cairn.app.clock import new_id, now_iso
+from cairn.app.clock import new_id, now_iso, utc_stamp
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
 from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
@@ -50,7 +49,7 @@ class _Applied:
     label_conflict: list[dict[str, Any]] = field(default_factory=list)
     revive_candidate: list[dict[str, Any]] = field(default_factory=list)
     did_you_mean: list[dict[str, Any]] = field(default_factory=list)
-    reembed: bool = False  # the node's text grew (an addendum): embed it again after commit
+    reembed: bool = False  # the node's own text changed: embed it again after commit
 
 
 class Writer:
@@ -187,7 +186,7 @@ class Writer:
                 self.store.reindex_text(conn, target)
             self.store.log(conn, target["id"], verdict)
             receipts.append(conn, "absorb", {"nodes": 1})
-            return _Applied("absorbed", target, matched=matched, reembed=not verdict.identical)
+            return _Applied("absorbed", target, matched=matched)
         status = "pending" if verdict.outcome == "pending" else draft.memory.status
         row = self.store.insert(conn, draft, status)
         suggestion = None
@@ -294,24 +293,24 @@ class Writer:
         kept = json.loads(target["attrs"])
         merged, leftover = merge_attrs(kept, draft.attrs)
         extra = searchable_text("", draft.memory.body, leftover).strip()
-        changed = merged != kept
-        if changed:
+        attrs_changed = merged != kept
+        if attrs_changed:
             graph_rows.update_node(
                 conn, target["id"], {"attrs": attrs_json(merged), "updated_at": now_iso()}
             )
             target = graph_rows.nodes_by_ids(conn, [same.id], [scope])[0]
-        if extra and extra not in searchable_text(target["title"], target["body"], kept):
+        added = bool(extra) and extra not in searchable_text(target["title"], target["body"], kept)
+        if added:
             dedup_rows.add_addendum(
                 conn, target["id"], extra, "absorbed", draft.memory.source, now_iso()
             )
-            changed = True
-        if changed:
+        if attrs_changed or added:
             self.store.index_names(conn, target)
             self.store.reindex_text(conn, target)
         self.store.log_entity(conn, target["id"], same.id, "absorbed", same.score, same.reason)
         receipts.append(conn, "absorb", {"nodes": 1})
         matched = same.as_dict()
-        return _Applied("absorbed", target, matched=matched, reembed=changed)
+        return _Applied("absorbed", target, matched=matched, reembed=attrs_changed)
 
     def _enrich_stub(self, conn: Any, draft: Draft, stub: resolver.NameMatch) -> _Applied:
         """A name linked before it was described: the stub becomes the entity, keeping its id
@@ -351,7 +350,7 @@ class Writer:
         if memory.status not in NEW_STATUSES:
             raise InvalidRequest(f"A new memory's status is one of {', '.join(NEW_STATUSES)}.")
         for name, stamp in (("valid_from", memory.valid_from), ("valid_to", memory.valid_to)):
-            if stamp is not None and not _is_iso_time(stamp):
+            if stamp is not None and utc_stamp(stamp) is None:
                 raise InvalidRequest(f"{name} is a date (YYYY-MM-DD) or ISO time, got {stamp!r}.")
 
     def _require_scope(self, conn: Any, scope: str) -> None:
@@ -412,16 +411,10 @@ class Writer:
                 raise InvalidRequest(
                     f"{rows[0]['title']!r} is {rows[0]['status']}, not {only_from}."
                 )
+            if kind == "unarchive" and graph_rows.newest_edge_source(conn, node_id, "supersedes"):
+                status = "superseded"  # a newer version exists: it comes back as history
             if rows[0]["status"] != status:
                 graph_rows.update_node(conn, node_id, {"status": status, "updated_at": now_iso()})
                 self._space.status_changed(rows[0]["seq"], status)
                 receipts.append(conn, kind, {"nodes": 1})
             return Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
-
-
-def _is_iso_time(text: str) -> bool:
-    try:
-        datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True

@@ -164,7 +164,9 @@ def atomic(conn: Any, path: Path) -> Iterator[Any]:
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (it does on some SQLITE_FULL errors).
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
             return
@@ -174,7 +176,8 @@ def atomic(conn: Any, path: Path) -> Iterator[Any]:
         try:
             yield conn
         except BaseException:
-            conn.execute(f"ROLLBACK TO {name}")
-            conn.execute(f"RELEASE {name}")
+            if conn.in_transaction:  # else SQLite rolled the whole transaction back itself
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
             raise
         conn.execute(f"RELEASE {name}")

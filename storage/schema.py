@@ -305,13 +305,14 @@ CREATE TABLE dedup_log (
 CREATE INDEX dedup_log_by_node ON dedup_log(node_id);
 
 -- Decisions that wait for the person: duplicates to keep apart or merge, label conflicts,
--- archived memories that a new one may revive.
+-- archived memories that a new one may revive. No foreign keys: a settled item outlives the
+-- memory a merge folded away (lists join the nodes, so it is not shown once one is gone).
 CREATE TABLE review_items (
     id         TEXT PRIMARY KEY,
     kind       TEXT NOT NULL
                CHECK (kind IN ('duplicate', 'label_conflict', 'revive_candidate')),
-    node_id    TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
-    other_id   TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    node_id    TEXT NOT NULL,
+    other_id   TEXT NOT NULL,
     score      REAL,
     reason     TEXT NOT NULL,
     flags      TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(flags)),
