@@ -189,6 +189,7 @@ def cmd_traverse(args: argparse.Namespace) -> int:
             depth=args.depth,
             direction=args.direction,
             edge_types=args.edge_type or None,
+            as_of=args.as_of,
         )
 
     def human() -> None:
@@ -378,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     trav.add_argument("--depth", type=int, default=1)
     trav.add_argument("--direction", choices=["out", "in", "both"], default="both")
     trav.add_argument("--edge-type", action="append")
+    trav.add_argument("--as-of", help="walk the graph as it stood at this date (YYYY-MM-DD)")
     archive = verb("archive", cmd_archive, "hide a memory from default reads", scoped)
     archive.add_argument("id")
     archive.add_argument("--undo", action="store_true", help="bring it back")

@@ -81,7 +81,7 @@ def nearest(
     if vector is None or space.index is None or not space.ready:
         return []
     space.catch_up(conn)
-    hits = space.index.search(vector, [scope], COMPARED_STATUSES, NEAREST)
+    hits = space.index.near(vector, [scope], COMPARED_STATUSES, NEAREST)
     rows = {r["seq"]: r for r in graph_rows.nodes_by_seqs(conn, [s for s, _ in hits], [scope])}
     found = []
     for seq, score in hits:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.app import feedback
@@ -92,12 +92,14 @@ def traverse(
     direction: str = "both",
     edge_types: Sequence[str] | None = None,
     statuses: Sequence[str],
+    valid_at: Callable[[dict[str, Any]], bool] | None = None,
 ) -> TraverseResponse:
     """Breadth-first reach from ``start``: each node once, at its shortest depth.
 
     Only nodes the caller may see (scopes) and would find by search (statuses) are reached or
     walked through, so every node traverse returns is also found by search (invariant I4).
-    Undirected edge types are followed both ways whatever ``direction`` says.
+    Undirected edge types are followed both ways whatever ``direction`` says. ``valid_at``
+    (an as-of read) keeps only the memories that held at that time.
     """
     if not 1 <= depth <= MAX_DEPTH:
         raise InvalidRequest(f"Traverse depth is between 1 and {MAX_DEPTH}.")
@@ -132,7 +134,7 @@ def traverse(
                     edge_seen.add(e["seq"])
                     edges.append({"src": e["src"], "dst": e["dst"], "type": e["type"]})
                 other = e["other_id"]
-                if other in seen:
+                if other in seen or (valid_at is not None and not valid_at(_other_row(e))):
                     continue
                 if len(reached) >= MAX_REACHED:
                     truncated = True
@@ -146,3 +148,12 @@ def traverse(
     kept = set(seen)
     edges = [e for e in edges if e["src"] in kept and e["dst"] in kept]
     return TraverseResponse(start, reached, edges, truncated)
+
+
+def _other_row(edge: dict[str, Any]) -> dict[str, Any]:
+    """The validity stamps of an edge's far end, under the names a node row has."""
+    return {
+        "valid_from": edge["other_valid_from"],
+        "valid_to": edge["other_valid_to"],
+        "recorded_at": edge["other_recorded_at"],
+    }

@@ -110,7 +110,7 @@ class NodeStore:
         attrs = json.loads(row["attrs"])
         aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
         entries, grams = resolver.index_entries(row["title"], aliases)
-        names.replace(conn, row["seq"], entries, grams)
+        names.replace(conn, row["seq"], row["scope"], entries, grams)
 
     def reindex_text(self, conn: Any, row: dict[str, Any]) -> str:
         """Refresh a node's full-text entry (its text or addenda changed); returns the text."""
@@ -123,19 +123,18 @@ class NodeStore:
         """Embed a node's current text again (after its description or attributes changed)."""
         if self._space.embedder is None:
             return
-        with self._vault.read() as conn:
+        # Read and store under the write lock: called inside a caller's transaction (a bulk
+        # load, an inbox promote), a reader would not see the node's uncommitted change yet.
+        with self._vault.write() as conn:
             rows = graph_rows.nodes_by_ids(conn, [node_id], records.scope_names(conn))
             if not rows:
                 return
             row = rows[0]
-        # The memory's own text: addenda are found by their words, but a restatement kept
-        # beside a memory must not move its meaning (an exact repeat must still score 1.0).
-        text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]))
-        vector = self._space.embed(text)
-        with self._vault.write() as conn:
-            current = graph_rows.nodes_by_ids(conn, [node_id], [row["scope"]])
-            if current:
-                self._space.store(conn, row["seq"], vector, row["scope"], current[0]["status"])
+            # The memory's own text: addenda are found by their words, but a restatement kept
+            # beside a memory must not move its meaning (an exact repeat must still score 1).
+            text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]))
+            vector = self._space.embed(text)
+            self._space.store(conn, row["seq"], vector, row["scope"], row["status"])
 
     def add_edge(
         self, conn: Any, src: str, dst: str, edge_type: str, rationale: str | None

@@ -1,7 +1,7 @@
 """The entity resolver: is this name someone (or something) the vault already knows?
 
-Pure, deterministic helpers (normalisation, trigrams, similarity, initials) and the policy that
-turns lookups into findings. The policy, from DESIGN §4:
+Pure, deterministic helpers (normalisation, one-slip variants, trigram similarity, initials)
+and the policy that turns lookups into findings. The policy, from DESIGN §4:
 
 - a near-certain lexical match (the same normalised name or alias) *connects*;
 - a similar spelling, an acronym or a similar meaning only *warns* (``possible_duplicate_of``);
@@ -34,13 +34,11 @@ _PLAIN_LETTERS = str.maketrans(
 # Small words that an acronym skips: "Bank for International Settlements" is "BIS".
 _ACRONYM_SKIPS = frozenset({"of", "the", "and", "for", "a", "an", "de", "la", "le", "du", "von"})
 
-# Trigram similarity (shared / all, as pg_trgm) at or above which two names are a likely
-# misspelling of each other: "Jon Smith" and "John Smith" score 0.62 (a one-letter slip in a
-# short name scores less: "Anna" and "Hanna" 0.38, not flagged); two unrelated names of the
-# same length rarely pass 0.3.
-SPELLING_SIMILARITY = 0.55
-# A name shorter than this has too few grams to judge spelling by; it matches exactly only.
-MIN_FUZZY_LENGTH = 4
+# A name shorter than this is matched exactly only: one slip in "Ann" or "Ivo" makes another
+# common name, not a misspelling. Names longer than MAX_VARIANT_LENGTH are exact only too
+# (their variant keys would cost more than a typo in them is likely to matter).
+MIN_FUZZY_LENGTH = 5
+MAX_VARIANT_LENGTH = 40
 # An acronym must have at least this many letters to count ("EU" would match half a vault).
 MIN_ACRONYM = 3
 # How many warnings a write reports at most.
@@ -80,20 +78,38 @@ def initials(norm: str) -> str | None:
     return "".join(word[0] for word in words)
 
 
+def variants(norm: str) -> set[str]:
+    """The name and every form of it with one character left out (a deletion neighbourhood):
+    two names share one when a single slip separates them. Empty for names too short to tell
+    apart by spelling, or too long to be worth it."""
+    if not MIN_FUZZY_LENGTH <= len(norm) <= MAX_VARIANT_LENGTH:
+        return set()
+    return {norm} | {norm[:i] + norm[i + 1 :] for i in range(len(norm))}
+
+
+def sorted_words(norm: str) -> str | None:
+    """The words in sorted order, for a name of several words ("smith john" = "john smith")."""
+    words = norm.split()
+    return " ".join(sorted(words)) if len(words) > 1 else None
+
+
 def index_entries(title: str, aliases: Iterable[str]) -> tuple[list[tuple[str, str]], set[str]]:
-    """What the name index holds for an entity: (norm, kind) names and the trigrams."""
+    """What the name index holds for an entity: (norm, kind) names and the variant keys."""
     entries: list[tuple[str, str]] = []
-    grams: set[str] = set()
+    keys: set[str] = set()
     for kind, name in [("title", title), *(("alias", alias) for alias in aliases)]:
         norm = normalize(name)
         if not norm:
             continue
         entries.append((norm, kind))
-        grams |= trigrams(norm)
+        keys |= variants(norm)
         acronym = initials(norm)
         if acronym:
             entries.append((acronym, "initials"))
-    return entries, grams
+        reordered = sorted_words(norm)
+        if reordered:
+            entries.append((reordered, "words"))
+    return entries, keys
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,7 @@ class NameMatch:
     title: str
     status: str
     score: float  # 1.0 for the same name; trigram similarity for a spelling
-    reason: str  # 'same name', 'alias', 'acronym', 'similar spelling', 'similar meaning'
+    reason: str  # same name, alias, acronym, same words, similar spelling (or similar meaning)
     seq: int
 
     @property
@@ -131,7 +147,12 @@ def lookup(
         return []
     found: dict[int, NameMatch] = {}
     acronyms = {a for a in (initials(n) for n in norms) if a}
-    for row in name_index.exact(conn, sorted(set(norms) | acronyms), scopes):
+    reordered = {w for w in (sorted_words(n) for n in norms) if w}
+    for row in name_index.exact(conn, sorted(set(norms) | acronyms | reordered), scopes):
+        if row["kind"] == "words":
+            if row["norm"] in reordered:  # the same words in another order: only a warning
+                _keep(found, row, 0.95, "same words")
+            continue
         if row["norm"] in norms and row["kind"] != "initials":
             reason = "same name" if row["kind"] == "title" else "alias"
             _keep(found, row, 1.0, reason)
@@ -144,22 +165,22 @@ def lookup(
             # One side is the other's initials: "WHO" and "World Health Organization".
             _keep(found, row, 0.9, "acronym")
     if fuzzy:
-        grams = {norm: trigrams(norm) for norm in norms if len(norm) >= MIN_FUZZY_LENGTH}
-        all_grams = sorted(set().union(*grams.values())) if grams else []
-        candidates = name_index.sharing_grams(conn, all_grams, scopes)
+        keys = sorted(set().union(*(variants(norm) for norm in norms)))
+        candidates = name_index.sharing_variants(conn, keys, scopes)
+        grams = [trigrams(norm) for norm in norms]
         for rows in name_index.names_of(conn, candidates, scopes).values():
+            # One slip apart by the shared key; the trigram similarity is the score shown.
             best = max(
                 (
                     similarity(mine, trigrams(row["norm"]))
-                    for mine in grams.values()
+                    for mine in grams
                     for row in rows
-                    if row["kind"] != "initials"
+                    if row["kind"] in ("title", "alias")
                 ),
                 default=0.0,
             )
-            if best >= SPELLING_SIMILARITY:
-                _keep(found, rows[0], round(best, 4), "similar spelling")
-    order = {"same name": 0, "alias": 1, "acronym": 2, "similar spelling": 3}
+            _keep(found, rows[0], round(best, 4), "similar spelling")
+    order = {"same name": 0, "alias": 1, "acronym": 2, "same words": 3, "similar spelling": 4}
     return sorted(found.values(), key=lambda m: (order[m.reason], -m.score, -m.seq))
 
 

@@ -217,10 +217,16 @@ def _graph_leg(
     seeds = total_order(fused, rows)[:GRAPH_SEEDS]
     scores: dict[int, float] = {}
     via: dict[int, str] = {}
+    reached = graph_rows.neighbours_by_layer(
+        conn,
+        [rows[seed]["id"] for seed in seeds],
+        GRAPH_LAYER,
+        scopes,
+        statuses,
+        NEIGHBOURS_PER_SEED,
+    )
     for seed in seeds:
-        neighbours = graph_rows.neighbours_by_layer(
-            conn, rows[seed]["id"], GRAPH_LAYER, scopes, statuses, NEIGHBOURS_PER_SEED
-        )
+        neighbours = reached[rows[seed]["id"]]
         if not neighbours:
             continue
         # Damped by the square root of the neighbour count: a hit with one neighbour passes

@@ -8,6 +8,7 @@ Every read names the scopes it may see; rows outside them do not exist for it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -166,8 +167,14 @@ class MemoryService:
         direction: str = "both",
         edge_types: Sequence[str] | None = None,
         include_archived: bool = False,
+        as_of: str | None = None,
     ) -> TraverseResponse:
-        statuses = retrieval.SearchOptions(include_archived=include_archived).statuses()
+        """Graph reach from ``start``; ``as_of`` walks the graph as it stood at that date."""
+        options = retrieval.SearchOptions(include_archived=include_archived, as_of=as_of)
+        statuses = options.statuses()
+        valid_at = None
+        if as_of is not None:
+            valid_at = functools.partial(retrieval.valid_at, instant=retrieval.as_of_instant(as_of))
         return graph.traverse(
             self.vault,
             self.pack,
@@ -177,6 +184,7 @@ class MemoryService:
             direction=direction,
             edge_types=edge_types,
             statuses=statuses,
+            valid_at=valid_at,
         )
 
     # -- inbox --------------------------------------------------------------------------------

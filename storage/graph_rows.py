@@ -129,7 +129,9 @@ def edges_touching(
         parts.append(
             f"SELECT e.seq AS seq, e.src, e.dst, e.type, e.layer, e.rationale, e.created_at, "
             f"'{direction}' AS direction, e.{near} AS near_id, o.id AS other_id, "
-            f"o.type AS other_type, o.title AS other_title, o.status AS other_status "
+            f"o.type AS other_type, o.title AS other_title, o.status AS other_status, "
+            f"o.valid_from AS other_valid_from, o.valid_to AS other_valid_to, "
+            f"o.recorded_at AS other_recorded_at "
             f"FROM edges AS e JOIN nodes AS o ON o.id = e.{far} "
             f"WHERE e.{near} IN ({_marks(ids)}) AND o.scope IN ({_marks(scopes)}) "
             f"{type_filter} {status_filter}"
@@ -248,28 +250,35 @@ def stubs_by_degree(
 
 def neighbours_by_layer(
     conn: Any,
-    node_id: str,
+    node_ids: Sequence[str],
     layer: str,
     scopes: Sequence[str],
     statuses: Sequence[str],
     limit: int,
-) -> list[dict[str, Any]]:
-    """Up to ``limit`` visible nodes joined to ``node_id`` by ``layer`` edges, newest edges
-    first. The limit holds on each side, so a hub costs no more than any node."""
-    found: list[dict[str, Any]] = []
-    for near, far in (("src", "dst"), ("dst", "src")):
-        found += [
-            dict(row)
-            for row in conn.execute(
-                f"SELECT n.seq, n.id, e.seq AS edge_seq FROM edges AS e "
-                f"JOIN nodes AS n ON n.id = e.{far} WHERE e.{near} = ? AND e.layer = ? "
-                f"AND n.scope IN ({_marks(scopes)}) AND n.status IN ({_marks(statuses)}) "
-                f"ORDER BY e.seq DESC LIMIT ?",
-                (node_id, layer, *scopes, *statuses, limit),
+) -> dict[str, list[dict[str, Any]]]:
+    """For each of ``node_ids``, up to ``limit`` visible nodes joined to it by ``layer`` edges
+    on each side, newest edges first. The limit holds per node and side, so a hub costs no more
+    than any node; all in one statement, one round trip."""
+    if not node_ids or not scopes or not statuses:
+        return {}
+    parts = []
+    params: list[Any] = []
+    for position, node_id in enumerate(node_ids):
+        for near, far in (("src", "dst"), ("dst", "src")):
+            parts.append(
+                f"SELECT * FROM (SELECT {position} AS position, n.seq, n.id, e.seq AS edge_seq "
+                f"FROM edges AS e JOIN nodes AS n ON n.id = e.{far} "
+                f"WHERE e.{near} = ? AND e.layer = ? AND n.scope IN ({_marks(scopes)}) "
+                f"AND n.status IN ({_marks(statuses)}) ORDER BY e.seq DESC LIMIT ?)"
             )
-        ]
-    found.sort(key=lambda row: -row["edge_seq"])
-    return found[:limit]
+            params += [node_id, layer, *scopes, *statuses, limit]
+    found: dict[str, list[dict[str, Any]]] = {node_id: [] for node_id in node_ids}
+    for row in conn.execute(" UNION ALL ".join(parts), params):
+        found[node_ids[row["position"]]].append(dict(row))
+    for rows in found.values():
+        rows.sort(key=lambda row: -row["edge_seq"])
+        del rows[limit:]
+    return found
 
 
 def pairs_joined(conn: Any, ids: Sequence[str], edge_types: Sequence[str]) -> set[frozenset[str]]:

@@ -237,37 +237,27 @@ CREATE INDEX inbox_by_state ON inbox(state, captured_at);
 
 # Issue 3: the dedup gate, the entity resolver, review and supersede history.
 _CLEAN_MEMORY = """
--- The entity resolver's name index: each entity's normalised title, aliases and initials ...
+-- The entity resolver's name index: each entity's normalised title and aliases, their
+-- initials, and their words in sorted order ("smith john" finds "John Smith") ...
 CREATE TABLE entity_names (
     norm     TEXT NOT NULL,
     node_seq INTEGER NOT NULL REFERENCES nodes(seq) ON DELETE CASCADE,
-    kind     TEXT NOT NULL CHECK (kind IN ('title', 'alias', 'initials')),
+    kind     TEXT NOT NULL CHECK (kind IN ('title', 'alias', 'initials', 'words')),
     PRIMARY KEY (norm, node_seq, kind)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX entity_names_by_node ON entity_names(node_seq);
 
--- ... and the trigrams of those names, so near spellings are found by lookup, not by a scan.
-CREATE TABLE name_grams (
-    gram     TEXT NOT NULL,
+-- ... and the fragments that find a misspelling by lookup, not by a scan: each name and
+-- every form of it with one character left out. Two names share a fragment when one typing
+-- slip (a letter left out, added, changed or two swapped) turns one into the other. The scope
+-- is part of the key (a node never changes scope), so a lookup reads only its scopes.
+CREATE TABLE name_variants (
+    key      TEXT NOT NULL,
+    scope    TEXT NOT NULL,
     node_seq INTEGER NOT NULL REFERENCES nodes(seq) ON DELETE CASCADE,
-    PRIMARY KEY (gram, node_seq)
+    PRIMARY KEY (key, scope, node_seq)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX name_grams_by_node ON name_grams(node_seq);
-
--- How many entities hold each trigram: a lookup reads the rarest grams' lists first.
-CREATE TABLE name_gram_counts (
-    gram TEXT PRIMARY KEY,
-    n    INTEGER NOT NULL CHECK (n >= 0)
-) STRICT, WITHOUT ROWID;
-CREATE TRIGGER name_grams_counted AFTER INSERT ON name_grams
-BEGIN
-    INSERT INTO name_gram_counts(gram, n) VALUES (NEW.gram, 1)
-        ON CONFLICT(gram) DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER name_grams_uncounted AFTER DELETE ON name_grams
-BEGIN
-    UPDATE name_gram_counts SET n = n - 1 WHERE gram = OLD.gram;
-END;
+CREATE INDEX name_variants_by_node ON name_variants(node_seq);
 
 -- The ids of memories folded into another by a merge: reading an old id finds what it became.
 CREATE TABLE node_aliases (

@@ -272,3 +272,23 @@ def test_the_gate_suggests_a_supersede_and_following_it_works(service: MemorySer
     # The next restatement of the current rent is compared with the current version only.
     again = service.write("Fact", "Flat rent", RENT_950)
     assert again.outcome == "absorbed" and again.id == new.id
+
+
+def test_traverse_as_of_walks_the_graph_as_it_stood(service: MemoryService) -> None:
+    """A superseded version is reached as of a date it held, its successor is not."""
+    home = service.write("Place", "Our flat").node
+    assert home is not None
+    old = service.write("Fact", "Rent", RENT_900, valid_from="2020-01-01", dedup=False).node
+    new = service.write("Fact", "Rent", RENT_950, valid_from="2023-06-01", dedup=False).node
+    assert old is not None and new is not None
+    for fact_id in (old.id, new.id):
+        service.link(fact_id, home.id, "involves", scopes=ALL)
+    service.supersede(old.id, new.id, scopes=ALL)
+
+    def reached(as_of: str | None) -> set[str]:
+        response = service.traverse(home.id, scopes=ALL, as_of=as_of)
+        return {n.id for n in response.nodes}
+
+    assert reached(None) == {new.id}
+    assert reached("2021-03-01") == {old.id}
+    assert reached("2024-01-01") == {new.id}

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from cairn.app import resolver
 from cairn.app.resolver import (
-    SPELLING_SIMILARITY,
     index_entries,
     initials,
     lookup,
@@ -113,16 +112,24 @@ def test_trigrams_pad_each_word() -> None:
     assert not any(" c" in gram and "b" in gram for gram in trigrams("ab cd"))
 
 
-def test_similarity_of_a_misspelling_passes_the_spelling_threshold() -> None:
-    assert _sim("Jon Smith", "John Smith") >= SPELLING_SIMILARITY
-    assert _sim("Katherine Jones", "Catherine Jones") >= SPELLING_SIMILARITY
+def _one_slip(a: str, b: str) -> bool:
+    return bool(resolver.variants(normalize(a)) & resolver.variants(normalize(b)))
+
+
+def test_one_typing_slip_shares_a_variant_key() -> None:
+    assert _one_slip("Jon Smith", "John Smith")  # a letter left out
+    assert _one_slip("Katherine Jones", "Catherine Jones")  # a letter changed
+    assert _one_slip("Mirjam Okafor", "Mirjam Okfaor")  # two letters swapped
+    assert _one_slip("Lena Vos", "Lena Voss")  # a letter added
     assert _sim("Jon Smith", "John Smith") == pytest.approx(8 / 13)
 
 
-def test_similarity_of_unrelated_names_is_low() -> None:
-    assert _sim("Jon Smith", "Maria Garcia") < 0.3
+def test_names_further_apart_or_too_short_share_no_variant() -> None:
+    assert not _one_slip("Jon Smith", "Maria Garcia")
+    assert not _one_slip("Jon Smyth", "John Smith")  # two slips
+    assert not _one_slip("Bob", "Rob")  # too short to tell a slip from another name
+    assert resolver.variants("x" * (resolver.MAX_VARIANT_LENGTH + 1)) == set()
     assert _sim("Xena", "Keiko") < 0.3
-    assert _sim("Bob", "Rob") < SPELLING_SIMILARITY
 
 
 def test_similarity_bounds_and_symmetry() -> None:
@@ -146,14 +153,16 @@ def test_initials_need_enough_words() -> None:
 
 
 def test_index_entries_hold_title_aliases_and_initials() -> None:
-    entries, grams = index_entries("World Health Organization", ["W.H.O.", "  ", "Santé"])
+    entries, keys = index_entries("World Health Organization", ["W.H.O.", "  ", "Santé"])
     assert ("world health organization", "title") in entries
     assert ("who", "initials") in entries
     assert ("who", "alias") in entries
     assert ("sante", "alias") in entries
+    assert ("health organization world", "words") in entries
     assert all(norm for norm, _ in entries)  # a blank alias is not indexed
-    assert trigrams("world health organization") <= grams
-    assert trigrams("sante") <= grams
+    assert resolver.variants("world health organization") <= keys
+    assert resolver.variants("sante") <= keys
+    assert not resolver.variants("who")  # too short for spelling variants
 
 
 # -- lookup on a vault ------------------------------------------------------------------------
@@ -398,6 +407,15 @@ def test_entity_resolution_is_per_scope(service: MemoryService) -> None:
 
 
 def test_resolver_constants_are_sane() -> None:
-    assert 0 < SPELLING_SIMILARITY < 1
+    assert 3 <= resolver.MIN_FUZZY_LENGTH < resolver.MAX_VARIANT_LENGTH
     assert resolver.MIN_ACRONYM >= 3
     assert resolver.MAX_FINDINGS >= 1
+
+
+def test_the_same_words_in_another_order_warn(service: MemoryService) -> None:
+    first = service.write("Person", "Okafor Mirjam").node
+    second = service.write("Person", "Mirjam Okafor")
+    assert second.outcome == "inserted"
+    assert [(d["id"], d["reason"]) for d in second.possible_duplicate_of] == [
+        (first.id, "same words")
+    ]

@@ -309,3 +309,30 @@ def test_catch_up_reads_only_what_this_index_has_not_seen(service, embedder, vau
     with service.vault.read() as conn:
         assert index.catch_up(conn) == 1
         assert index.catch_up(conn) == 0
+
+
+def test_near_finds_every_near_duplicate_the_exact_search_finds() -> None:
+    """``near`` (sign-bit shortlist, then exact cosines) agrees with the exact search on every
+    neighbour above the gate's lowest band, among thousands of unrelated vectors."""
+    rng = np.random.default_rng(5)
+    dim = 384
+    index = VectorIndex("test", dim)
+    base = unit_vectors(rng, 4000, dim)
+    for seq, vector in enumerate(base, start=1):
+        index.add(seq, vector, SCOPES[seq % 2], "active")
+    # Near copies of the first 50 vectors, from very close to cosine ~0.7.
+    queries = []
+    for i in range(50):
+        noise = unit_vectors(rng, 1, dim)[0] * (0.1 + i * 0.02)
+        query = base[i] + noise
+        queries.append((query / np.linalg.norm(query)).astype(np.float32))
+    for query in queries:
+        exact = index.search(query, ["personal", "work"], ["active"], 24)
+        fast = index.near(query, ["personal", "work"], ["active"], 24)
+        close = [(seq, round(score, 5)) for seq, score in exact if score >= 0.6]
+        assert close, "each query has a near copy"
+        assert [(seq, round(score, 5)) for seq, score in fast[: len(close)]] == close
+    # Scopes and statuses filter as in the exact search.
+    index.set_status(1, "archived")
+    assert 1 not in [seq for seq, _ in index.near(queries[0], list(SCOPES), ["active"], 5)]
+    assert all(seq % 2 == 1 for seq, _ in index.near(queries[1], ["work"], ["active"], 5))
