@@ -132,7 +132,7 @@ def search(
         nearest = vector_future.result() if vector_future is not None else None
         vector_leg = [seq for seq, _ in nearest or []]
         fused = rrf([vector_leg, text_leg])
-        rows = {r["seq"]: r for r in graph_rows.nodes_by_seqs(conn, list(fused), scopes)}
+        rows = {r["seq"]: r for r in graph_rows.heads_by_seqs(conn, list(fused), scopes)}
         # A node can change between the legs and this read; keep only what is still visible.
         fused = {seq: s for seq, s in fused.items() if _shown(rows.get(seq), statuses, instant)}
         graph_scores: dict[int, float] = {}
@@ -150,6 +150,8 @@ def search(
         # The planned words: the query's rare words are the ones worth showing, and matching
         # its common ones again would cost what planning saved.
         snippets = fulltext.snippets(conn, text_query.expression, top) if text_query else {}
+        # A hit the text leg did not match shows the start of its text instead.
+        bodies = graph_rows.bodies(conn, [seq for seq in top if not snippets.get(seq)])
     ranks = {
         "vector": {seq: i for i, seq in enumerate(vector_leg, start=1)},
         "text": {seq: i for i, seq in enumerate(text_leg, start=1)},
@@ -159,7 +161,7 @@ def search(
     hits = []
     for seq in top:
         row = rows[seq]
-        snippet, spans = _snippet(snippets.get(seq), row)
+        snippet, spans = _snippet(snippets.get(seq), row["title"], bodies.get(seq, ""))
         diagnostics = None
         if options.diagnostics:
             diagnostics = {
@@ -237,7 +239,7 @@ def _graph_leg(
                 scores[n["seq"]] = share
                 via[n["seq"]] = rows[seed]["id"]
     missing = [seq for seq in scores if seq not in rows]
-    for row in graph_rows.nodes_by_seqs(conn, missing, scopes):
+    for row in graph_rows.heads_by_seqs(conn, missing, scopes):
         rows[row["seq"]] = row
     keep = {seq for seq in scores if _shown(rows.get(seq), statuses, instant)}
     return {seq: s for seq, s in scores.items() if seq in keep}, via
@@ -252,7 +254,7 @@ def _collapse(
     limit: int,
 ) -> tuple[list[int], dict[int, list[str]]]:
     """Drop hits nearly identical to a better one, unless the two were kept apart on purpose."""
-    window = ranked[: limit * 2 + 10]
+    window = ranked[: limit + 10]
     vectors = space.vectors_of(window)
     if len(vectors) < 2:
         return ranked, {}
@@ -296,10 +298,10 @@ def total_order(scores: dict[int, float], rows: dict[int, dict[str, Any]]) -> li
     return ranked
 
 
-def _snippet(marked: str | None, row: dict[str, Any]) -> tuple[str, list[tuple[int, int]]]:
+def _snippet(marked: str | None, title: str, body: str) -> tuple[str, list[tuple[int, int]]]:
     """Plain snippet text plus the spans that matched the query."""
     if not marked:
-        text = " ".join((row["body"] or row["title"]).split())
+        text = " ".join((body or title).split())
         if len(text) > SNIPPET_FALLBACK_CHARS:
             text = text[:SNIPPET_FALLBACK_CHARS].rsplit(" ", 1)[0] + " …"
         return text, []

@@ -100,11 +100,13 @@ class DocumentCounts:
                 self._counts.move_to_end(key)
                 return cached[0]
         # Counting reads only the word's document list, which is cheap next to ranking
-        # (BM25 looks up the length of every matching memory).
+        # (BM25 looks up the length of every matching memory), and stops past the budget: a
+        # word in more memories than that is too common to rank by, however many it is in.
         count = int(
             conn.execute(
-                "SELECT count(*) FROM search_index WHERE search_index MATCH ?",
-                (_quoted(term, prefix),),
+                "SELECT count(*) FROM (SELECT rowid FROM search_index WHERE search_index "
+                "MATCH ? LIMIT ?)",
+                (_quoted(term, prefix), POSTINGS_BUDGET + 1),
             ).fetchone()[0]
         )
         with self._lock:

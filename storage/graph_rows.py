@@ -10,6 +10,9 @@ NODE_COLUMNS = (
     "seq, id, type, title, body, attrs, status, scope, source, locator, valid_from, valid_to, "
     "recorded_at, updated_at, importance, stability, last_access, access_count, retention_label"
 )
+HEAD_COLUMNS = (
+    "seq, id, type, title, status, scope, source, valid_from, valid_to, recorded_at, updated_at"
+)
 EDGE_COLUMNS = "seq, src, dst, type, layer, rationale, created_at, valid_from, valid_to"
 
 
@@ -73,8 +76,26 @@ def nodes_by_seqs(conn: Any, seqs: Sequence[int], scopes: Sequence[str]) -> list
     return _nodes_where(conn, "seq", seqs, scopes)
 
 
+def heads_by_seqs(conn: Any, seqs: Sequence[int], scopes: Sequence[str]) -> list[dict[str, Any]]:
+    """Nodes without their text (body, attributes, locator): what ranking needs of the many
+    candidates a search weighs, at a fraction of the reading."""
+    return _nodes_where(conn, "seq", seqs, scopes, HEAD_COLUMNS)
+
+
+def bodies(conn: Any, seqs: Sequence[int]) -> dict[int, str]:
+    if not seqs:
+        return {}
+    return dict(
+        conn.execute(f"SELECT seq, body FROM nodes WHERE seq IN ({_marks(seqs)})", tuple(seqs))
+    )
+
+
 def _nodes_where(
-    conn: Any, column: str, keys: Sequence[Any], scopes: Sequence[str]
+    conn: Any,
+    column: str,
+    keys: Sequence[Any],
+    scopes: Sequence[str],
+    columns: str = NODE_COLUMNS,
 ) -> list[dict[str, Any]]:
     if not keys or not scopes:
         return []
@@ -82,7 +103,7 @@ def _nodes_where(
         dict(row)
         for row in conn.execute(
             # +scope: look rows up by key; the scope index would walk a whole scope.
-            f"SELECT {NODE_COLUMNS} FROM nodes WHERE {column} IN ({_marks(keys)}) "
+            f"SELECT {columns} FROM nodes WHERE {column} IN ({_marks(keys)}) "
             f"AND +scope IN ({_marks(scopes)})",
             (*keys, *scopes),
         )

@@ -336,3 +336,29 @@ def test_near_finds_every_near_duplicate_the_exact_search_finds() -> None:
     index.set_status(1, "archived")
     assert 1 not in [seq for seq, _ in index.near(queries[0], list(SCOPES), ["active"], 5)]
     assert all(seq % 2 == 1 for seq, _ in index.near(queries[1], ["work"], ["active"], 5))
+
+
+def test_a_large_index_scores_a_shortlist_and_keeps_the_near_neighbours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above EXACT_ROWS the search scores a sign-bit shortlist: what it returns is exactly
+    scored, in the exact order, and the close neighbours are all there."""
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 500)
+    monkeypatch.setattr(vectors, "SEARCH_SHORTLIST", 200)
+    rng = np.random.default_rng(9)
+    index = VectorIndex("test", 128)
+    base = unit_vectors(rng, 3000, 128)
+    rows = {}
+    for seq, vector in enumerate(base, start=1):
+        index.add(seq, vector, "personal", "active")
+        rows[seq] = (vector, "personal", "active")
+    for i in range(20):
+        query = base[i] + unit_vectors(rng, 1, 128)[0] * 0.6
+        query = (query / np.linalg.norm(query)).astype(np.float32)
+        found = index.search(query, ["personal"], ["active"], 10)
+        exact = reference(rows, query, ["personal"], ["active"])
+        assert found[0][0] == exact[0][0] == i + 1
+        scores = [score for _, score in found]
+        assert scores == sorted(scores, reverse=True)
+        exact_score = dict(exact)
+        assert all(abs(exact_score[seq] - score) < TOLERANCE for seq, score in found)
