@@ -171,6 +171,9 @@ class MiniLMEmbedder:
         # One graph runs at a time; parallelism comes from inside each operator.
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: warnings would reach the user's terminal
+        # Worker threads sleep between runs instead of spinning: a spinning thread holds a core
+        # that a search's text leg needs while the query is embedded beside it.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(
                 str(model_path), sess_options=options, providers=["CPUExecutionProvider"]

@@ -263,7 +263,7 @@ def _collapse(
     with_vector = [seq for seq in window if seq in vectors]
     position = {seq: i for i, seq in enumerate(with_vector)}
     matrix = np.stack([vectors[seq] for seq in with_vector])
-    alike = (matrix @ matrix.T) >= high
+    alike = np.einsum("ik,jk->ij", matrix, matrix) >= high  # not BLAS: see vectors.search
     kept: list[int] = []
     collapsed: dict[int, list[str]] = {}
     for seq in window:

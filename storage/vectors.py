@@ -377,7 +377,9 @@ class VectorIndex:
         matrix, _, seqs = snapshot
         # One product over every row, then pick the visible ones: gathering the visible rows
         # first would copy most of the matrix on each search.
-        scores = (matrix[: len(seqs)] @ query)[candidates]
+        # einsum, not BLAS: BLAS's threads spin on the other core after each product, taking
+        # it from the text leg beside this one (a search at 100k: p95 24 ms with, 18 without).
+        scores = np.einsum("ij,j->i", matrix[: len(seqs)], query)[candidates]
         take = min(k, scores.size)
         if take < scores.size:
             # Keep every row tied with the k-th best, so the cut falls by the tie-break below
@@ -442,6 +444,6 @@ class VectorIndex:
             # Keep every row tied with the cut, so no tie is broken by argpartition's whim.
             cut = np.partition(distance, shortlist - 1)[shortlist - 1]
             candidates = candidates[distance <= cut]
-        scores = matrix[candidates] @ query
+        scores = np.einsum("ij,j->i", matrix[candidates], query)  # not BLAS: see search
         order = np.lexsort((-seqs[candidates], -scores))[:k]
         return [(int(seqs[candidates[i]]), float(scores[i])) for i in order]
