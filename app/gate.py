@@ -13,7 +13,7 @@ cosine places the write in a band:
 
 A rewording that keeps only the names and figures ("Hana has been vegetarian since 2015" /
 "Hana stopped eating meat in 2015") scores lower than the small model's paraphrase band, so a
-pair that shares its anchors (``statements.share_anchors``) waits for review from
+pair that shares its anchors (``anchors.share_anchors``) waits for review from
 ``dedup_anchored_low`` (0.75) up. Pending costs the person a decision, never a memory.
 
 Two statements that differ in a number, a date or a negation are never absorbed, whatever the
@@ -30,10 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.app.anchors import share_anchors
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.packs import Pack
 from cairn.app.settings import MemorySettings
-from cairn.app.statements import contradiction, jaccard, share_anchors, word_set
+from cairn.app.statements import contradiction, jaccard, word_set
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, graph_rows
 

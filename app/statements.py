@@ -75,7 +75,7 @@ _FOLD = str.maketrans(
 )
 
 
-def _fold_accents(text: str) -> str:
+def fold_accents(text: str) -> str:
     """NFKD, then drop the combining marks: "Zoë" -> "Zoe", "ﬁ" -> "fi", no-break space -> space."""
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
@@ -85,7 +85,7 @@ def word_set(text: str) -> frozenset[str]:
     """The casefolded, accent-free words and numbers of ``text``, contractions spelled out
     ("won't" -> "will", "not"); punctuation is dropped."""
     # casefold before NFKD: "İ" casefolds to "i" plus a combining dot, which NFKD then strips.
-    folded = _fold_accents(text.casefold())
+    folded = fold_accents(text.casefold())
     folded = _CONTRACTION.sub(lambda m: _SPELLED_OUT[m[0]], folded)
     return frozenset(token.replace(",", "") for token in _WORD.findall(folded))
 
@@ -450,7 +450,7 @@ class _Commitments:
 
 def _commitments(text: str) -> _Commitments:
     # Accents folded but case kept: a capital is what makes a bare "June" a month.
-    text = _fold_accents(text)
+    text = fold_accents(text)
     negations = [" ".join(m[0].split()) for m in _NEGATION.finditer(text)]
     times, text = _take(_TIME_RULES, text)
     dates, text = _take(_DATE_RULES, text)
@@ -494,55 +494,3 @@ def contradiction(a: str, b: str) -> str | None:
         reasons.append(f"negation differs: {shown_a} vs {shown_b}")
     found = [reason for reason in reasons if reason]
     return "; ".join(found) if found else None
-
-
-# -- anchors ----------------------------------------------------------------------------------
-
-# Names (a capitalised word) and figures are what two wordings of one memory keep in common
-# when every other word changed: "Hana has been vegetarian since 2015" and "Hana stopped eating
-# meat in 2015" share only "Hana" and "2015". Capitalised words that are merely sentence
-# openers or pronouns are not names.
-_NAME_OR_FIGURE = re.compile(r"\b[A-Z][\w'’-]*|\d+(?:[.,]\d+)*")
-_NOT_NAMES = frozenset({
-    "a", "an", "the", "i", "i'm", "i'd", "i'll", "i've", "my", "me", "we", "our", "us", "you",
-    "your", "he", "she", "it", "they", "his", "her", "its", "their", "them", "this", "that",
-    "these", "those", "there", "here", "what", "when", "where", "who", "why", "how", "which",
-    "if", "in", "on", "at", "to", "for", "of", "and", "or", "but", "so", "as", "by", "from",
-    "with", "after", "before", "since", "until", "while", "because", "also", "then", "now",
-    "yes", "no", "not", "please", "remember", "note", "put", "hold", "holding", "get", "got",
-    "make", "made", "keep", "let",
-})  # fmt: skip
-
-
-def anchors(text: str) -> frozenset[str]:
-    """The names and figures of a text, casefolded (a possessive "'s" or plural "s" dropped)."""
-    return frozenset(_anchors(text))
-
-
-def _anchors(text: str) -> dict[str, bool]:
-    """Each anchor, and whether it only ever opens a sentence or line. An opening capital says
-    nothing (titles and sentences all start with one): "Shed paint" and "Shed door" share no
-    name. Figures never open-only."""
-    found: dict[str, bool] = {}
-    folded = _fold_accents(text)
-    for match in _NAME_OR_FIGURE.finditer(folded):
-        token = match.group(0)
-        word = re.sub(r"['’]s$", "", token).casefold().replace(",", "")
-        if not word or word in _NOT_NAMES:
-            continue
-        # A plural is the same name ("Tuesdays"): the last "s" goes, on both sides alike.
-        word = word[:-1] if len(word) > 3 and word.endswith("s") else word
-        before = folded[: match.start()].rstrip(" \t\"'(")
-        opens = token[0].isalpha() and (not before or before[-1] in ".!?:;\n")
-        found[word] = found.get(word, True) and opens
-    return found
-
-
-def share_anchors(a: str, b: str) -> bool:
-    """Whether two texts name mostly the same people, places and figures: at least half of
-    the smaller side's anchors (and at least one) appear on both sides, and at least one shared
-    anchor is a figure or stands mid-sentence on one side."""
-    mine, theirs = _anchors(a), _anchors(b)
-    shared = mine.keys() & theirs.keys()
-    named = [w for w in shared if not (mine[w] and theirs[w])]
-    return bool(named) and 2 * len(shared) >= min(len(mine), len(theirs))

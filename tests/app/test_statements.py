@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cairn.app.anchors import anchors, share_anchors
 from cairn.app.statements import contradiction, jaccard, word_set
 
 PAIRS = Path(__file__).resolve().parent.parent / "data" / "dedup_pairs.json"
@@ -301,3 +302,13 @@ def test_few_paraphrases_raise_a_flag(pairs: list[dict[str, str]]) -> None:
     paraphrases = [p for p in pairs if p["kind"] == "paraphrase"]
     flagged = [p["id"] for p in paraphrases if contradiction(p["a"], p["b"])]
     assert len(flagged) <= len(paraphrases) // 10, flagged
+
+
+def test_anchors_are_names_and_figures_not_openers() -> None:
+    assert anchors("Hana has been vegetarian since 2015.") == {"hana", "2015"}
+    assert share_anchors(
+        "Hana has been vegetarian since 2015.", "Hana stopped eating meat in 2015."
+    )
+    # An opening capital says nothing: two titles starting with the same word share no name.
+    assert not share_anchors("Shed paint\nBought paint", "Shed door\nBought a door")
+    assert share_anchors("Bram hates getting up early.", "Early mornings are not Bram's thing.")
