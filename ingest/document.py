@@ -1,0 +1,57 @@
+"""What an extractor returns: plain data about one file, never a database row.
+
+An ``ExtractedDocument`` holds the file's metadata and its text as ``Segment``s, each with a
+``Locator`` saying where in the file it sits (page, time range, heading path, line range), so a
+passage found later can be opened at its place. Links and tags the file states explicitly
+(``[[wikilinks]]``, ``#tags``, front matter aliases) travel as intents; the app decides what
+they connect to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cairn.storage.errors import CairnError
+
+
+class ExtractionError(CairnError):
+    """A file could not be read; the message says why and what to do. The file fails alone."""
+
+
+@dataclass(frozen=True)
+class Locator:
+    page: int | None = None  # 1-based
+    start_s: float | None = None  # a time range in a recording
+    end_s: float | None = None
+    heading: tuple[str, ...] = ()  # the headings above the text, outermost first
+    line_start: int | None = None  # 1-based, inclusive
+    line_end: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Only what is set: a locator is stored with each passage."""
+        data = asdict(self)
+        data["heading"] = list(self.heading)
+        return {key: value for key, value in data.items() if value not in (None, [])}
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    locator: Locator = field(default_factory=Locator)
+
+
+@dataclass(frozen=True)
+class ExtractedDocument:
+    title: str
+    media_type: str
+    segments: tuple[Segment, ...]
+    metadata: dict[str, Any] = field(default_factory=dict)  # front matter, author, language...
+    links: tuple[str, ...] = ()  # names linked as [[...]], in order, each once
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # other names of the document itself (alias::, aliases:)
+    warnings: tuple[str, ...] = ()  # what was read only in part, and why
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(segment.text for segment in self.segments)
