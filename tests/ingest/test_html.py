@@ -1,0 +1,68 @@
+"""HTML pages: the reading text without the page's chrome, checked on 181 real pages against
+their human-annotated article bodies."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import statistics
+from pathlib import Path
+
+from cairn.ingest import html
+
+PAGE = b"""<!doctype html><html><head><title>Ignored when og:title exists</title>
+<meta property="og:title" content="Bees in winter"><style>p { color: red }</style>
+<script>var secret = "never shown";</script></head>
+<body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav>
+<header>Site banner</header>
+<article><h1>Bees in winter</h1><p>Bees cluster to keep warm.</p>
+<h2>Feeding</h2><p>Give fondant <b>only</b> if stores run low.<br>Check in February.</p>
+<ul><li>Fondant</li><li>Candy board</li></ul>
+<form><button>Subscribe</button></form></article>
+<aside>Related: wasps</aside><footer>Copyright</footer></body></html>"""
+
+
+def test_the_article_text_is_kept_and_the_chrome_dropped() -> None:
+    doc = html.extract(PAGE, "bees.html")
+    assert doc.title == "Bees in winter"
+    assert [(s.text, s.locator.heading) for s in doc.segments] == [
+        ("Bees in winter", ("Bees in winter",)),
+        ("Bees cluster to keep warm.", ("Bees in winter",)),
+        ("Feeding", ("Bees in winter", "Feeding")),
+        ("Give fondant only if stores run low.", ("Bees in winter", "Feeding")),
+        ("Check in February.", ("Bees in winter", "Feeding")),
+        ("Fondant", ("Bees in winter", "Feeding")),
+        ("Candy board", ("Bees in winter", "Feeding")),
+    ]
+    for chrome in ("secret", "color", "Home", "banner", "Subscribe", "wasps", "Copyright"):
+        assert chrome not in doc.text
+
+
+def test_a_page_without_an_article_keeps_its_body() -> None:
+    doc = html.extract(b"<html><body><p>Just <i>a</i> note.</p></body></html>", "note.html")
+    assert doc.text == "Just a note."
+    assert doc.title == "note"
+
+
+_WORD = re.compile(r"\w+")
+
+
+def test_real_pages_keep_their_article_text(corpus: Path) -> None:
+    root = corpus / "05_documents/article_extraction_benchmark_html"
+    truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
+    recalls, precisions = [], []
+    for key, expected in truth.items():
+        page = root / "html" / f"{key}.html.gz"
+        doc = html.extract(gzip.decompress(page.read_bytes()), page.name)
+        ours = set(_WORD.findall(doc.text.lower()))
+        theirs = set(_WORD.findall(expected["articleBody"].lower()))
+        if theirs:
+            recalls.append(len(ours & theirs) / len(theirs))
+            precisions.append(len(ours & theirs) / max(len(ours), 1))
+    assert len(recalls) == 181
+    # Measured: recall median 1.00, mean 0.96; precision median 0.84 (pages keep some chrome
+    # that is not marked as such, e.g. captions and share lines).
+    assert statistics.median(recalls) >= 0.95
+    assert statistics.mean(recalls) >= 0.90
+    assert statistics.median(precisions) >= 0.75
