@@ -1,0 +1,109 @@
+"""PDF with pypdf: the text layer page by page, each page a segment located by its number.
+
+A page without a text layer (a scan) is handed to ``ocr_page`` when one is given (the image
+extractor's OCR); without it the page is listed in the document's warnings, so nothing is
+silently missing. A damaged file is read as far as pypdf can recover it (it rebuilds a broken
+cross-reference table); one it cannot open at all, or an encrypted one, fails with the reason.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Any
+
+from pypdf import PdfReader
+from pypdf.errors import FileNotDecryptedError, PdfReadError
+
+from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+
+MEDIA_TYPE = "application/pdf"
+# A page with fewer characters than this in its text layer is treated as a scan (a scan may
+# carry a stray page number); a short real page, a title or a one-word heading, is kept.
+MIN_TEXT_CHARS = 3
+_SPACE_RUNS = re.compile(r"[ \t]+")
+# (page number, reader's page object) -> the page's text by OCR.
+PageOcr = Callable[[int, Any], str]
+
+
+def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> ExtractedDocument:
+    if not data:
+        raise ExtractionError(f"{name} is empty: there is nothing to keep.")
+    # pypdf tells what it repaired through logging; a repaired file is still read.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            raise ExtractionError(
+                f"{name} is protected by a password. Open it, save an unprotected copy, and add "
+                "that."
+            )
+        pages = list(reader.pages)
+    except (PdfReadError, ValueError, KeyError, TypeError, FileNotDecryptedError) as exc:
+        raise ExtractionError(f"{name} is not a readable PDF ({exc}).") from None
+    segments: list[Segment] = []
+    scanned: list[int] = []
+    warnings: list[str] = []
+    for number, page in enumerate(pages, start=1):
+        try:
+            text = _clean(page.extract_text() or "")
+        except Exception as exc:  # one bad page must not cost the others
+            warnings.append(f"page {number} could not be read ({type(exc).__name__})")
+            continue
+        if len(text) < MIN_TEXT_CHARS:
+            if ocr_page is None:
+                scanned.append(number)
+                if not text:
+                    continue
+            else:
+                text = _clean(ocr_page(number, page)) or text
+        if text:
+            segments.append(Segment(text, Locator(page=number)))
+    if scanned:
+        warnings.append(
+            f"{len(scanned)} page(s) have no text layer (pages {_ranges(scanned)}); they need OCR"
+        )
+    metadata = _metadata(reader, len(pages))
+    title = metadata.get("title") or PurePath(name).stem
+    return ExtractedDocument(
+        title=title,
+        media_type=MEDIA_TYPE,
+        segments=tuple(segments),
+        metadata=metadata,
+        warnings=tuple(warnings),
+    )
+
+
+def _clean(text: str) -> str:
+    lines = [_SPACE_RUNS.sub(" ", line).strip() for line in text.replace("\r", "\n").split("\n")]
+    return "\n".join(line for line in lines if line).strip()
+
+
+def _metadata(reader: PdfReader, pages: int) -> dict[str, Any]:
+    found: dict[str, Any] = {"pages": pages}
+    try:
+        info = reader.metadata
+    except Exception:  # unreadable metadata is common and never worth failing the file for
+        return found
+    if info is None:
+        return found
+    for key, value in (("title", info.title), ("author", info.author)):
+        if isinstance(value, str) and value.strip():
+            found[key] = value.strip()
+    return found
+
+
+def _ranges(numbers: list[int]) -> str:
+    spans: list[str] = []
+    start = prev = numbers[0]
+    for number in [*numbers[1:], None]:
+        if number is not None and number == prev + 1:
+            prev = number
+            continue
+        spans.append(str(start) if start == prev else f"{start}-{prev}")
+        if number is not None:
+            start = prev = number
+    return ", ".join(spans)
