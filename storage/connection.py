@@ -6,7 +6,7 @@ This module and its siblings in ``storage`` are the only code that imports ``sql
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -181,3 +181,9 @@ def atomic(conn: Any, path: Path) -> Iterator[Any]:
                 conn.execute(f"RELEASE {name}")
             raise
         conn.execute(f"RELEASE {name}")
+
+
+def placeholders(values: Sequence[Any]) -> str:
+    """``?, ?, ?`` for an ``IN (...)`` list of ``values``: values are always bound, never
+    spliced into SQL."""
+    return ",".join("?" * len(values))

@@ -7,10 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
-
+from cairn.storage.connection import placeholders
 
 # -- addenda and merged ids -------------------------------------------------------------------
 
@@ -31,7 +28,7 @@ def addenda_of(conn: Any, node_ids: Sequence[str]) -> list[dict[str, Any]]:
         dict(row)
         for row in conn.execute(
             f"SELECT node_id, text, origin, source, recorded_at FROM addenda "
-            f"WHERE node_id IN ({_marks(node_ids)}) ORDER BY seq",
+            f"WHERE node_id IN ({placeholders(node_ids)}) ORDER BY seq",
             tuple(node_ids),
         )
     ]
@@ -52,7 +49,7 @@ def resolve_aliases(conn: Any, ids: Sequence[str]) -> dict[str, str]:
         return {}
     return dict(
         conn.execute(
-            f"SELECT alias_id, node_id FROM node_aliases WHERE alias_id IN ({_marks(ids)})",
+            f"SELECT alias_id, node_id FROM node_aliases WHERE alias_id IN ({placeholders(ids)})",
             tuple(ids),
         ).fetchall()
     )
@@ -132,13 +129,14 @@ def review_items(
     conn: Any, scopes: Sequence[str], *, kinds: Sequence[str], state: str = "open", limit: int = 500
 ) -> list[dict[str, Any]]:
     """Review items whose two memories are both visible in ``scopes``, oldest first."""
-    marks = _marks(scopes)
+    marks = placeholders(scopes)
     return [
         dict(row)
         for row in conn.execute(
             f"SELECT r.* FROM review_items AS r JOIN nodes AS a ON a.id = r.node_id "
             f"JOIN nodes AS b ON b.id = r.other_id WHERE r.state = ? "
-            f"AND r.kind IN ({_marks(kinds)}) AND a.scope IN ({marks}) AND b.scope IN ({marks}) "
+            f"AND r.kind IN ({placeholders(kinds)}) "
+            f"AND a.scope IN ({marks}) AND b.scope IN ({marks}) "
             f"ORDER BY r.created_at, r.id LIMIT ?",
             (state, *kinds, *scopes, *scopes, limit),
         )
@@ -146,7 +144,7 @@ def review_items(
 
 
 def review_count(conn: Any, scopes: Sequence[str]) -> int:
-    marks = _marks(scopes)
+    marks = placeholders(scopes)
     row = conn.execute(
         f"SELECT count(*) FROM review_items AS r JOIN nodes AS a ON a.id = r.node_id "
         f"JOIN nodes AS b ON b.id = r.other_id WHERE r.state = 'open' "

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.storage.connection import placeholders
+
 # Snippet markers: control characters that never occur in text, turned into spans by app.
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
@@ -157,8 +159,8 @@ def search(
         query = TextQuery(query, ranked=True)
     if not scopes or not statuses:
         return []
-    scope_marks = ",".join("?" * len(scopes))
-    status_marks = ",".join("?" * len(statuses))
+    scope_marks = placeholders(scopes)
+    status_marks = placeholders(statuses)
     inner_order = "rank, rowid DESC" if query.ranked else "rowid DESC"
     outer_order = "f.rank, n.seq DESC" if query.ranked else "n.seq DESC"
     # Rank inside FTS5 first and join only the best: joining every match to nodes to filter
@@ -187,7 +189,7 @@ def snippets(conn: Any, expression: str, seqs: Sequence[int]) -> dict[int, str]:
     """Best matching fragment of each node's text, matches wrapped in the highlight markers."""
     if not seqs:
         return {}
-    marks = ",".join("?" * len(seqs))
+    marks = placeholders(seqs)
     rows = conn.execute(
         f"SELECT rowid, snippet(search_index, 0, ?, ?, '…', ?) FROM search_index "
         f"WHERE search_index MATCH ? AND rowid IN ({marks})",

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from cairn.storage.connection import placeholders
+
 NODE_COLUMNS = (
     "seq, id, type, title, body, attrs, status, scope, source, locator, valid_from, valid_to, "
     "recorded_at, updated_at, importance, stability, last_access, access_count, retention_label"
@@ -16,15 +18,11 @@ HEAD_COLUMNS = (
 EDGE_COLUMNS = "seq, src, dst, type, layer, rationale, created_at, valid_from, valid_to"
 
 
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
-
-
 def insert_node(conn: Any, row: dict[str, Any]) -> int:
     """Insert one node (keys are column names); returns its seq."""
     columns = ", ".join(row)
     cursor = conn.execute(
-        f"INSERT INTO nodes({columns}) VALUES ({_marks(list(row))})", tuple(row.values())
+        f"INSERT INTO nodes({columns}) VALUES ({placeholders(list(row))})", tuple(row.values())
     )
     return int(cursor.lastrowid)
 
@@ -86,7 +84,9 @@ def bodies(conn: Any, seqs: Sequence[int]) -> dict[int, str]:
     if not seqs:
         return {}
     return dict(
-        conn.execute(f"SELECT seq, body FROM nodes WHERE seq IN ({_marks(seqs)})", tuple(seqs))
+        conn.execute(
+            f"SELECT seq, body FROM nodes WHERE seq IN ({placeholders(seqs)})", tuple(seqs)
+        )
     )
 
 
@@ -103,8 +103,8 @@ def _nodes_where(
         dict(row)
         for row in conn.execute(
             # +scope: look rows up by key; the scope index would walk a whole scope.
-            f"SELECT {columns} FROM nodes WHERE {column} IN ({_marks(keys)}) "
-            f"AND +scope IN ({_marks(scopes)})",
+            f"SELECT {columns} FROM nodes WHERE {column} IN ({placeholders(keys)}) "
+            f"AND +scope IN ({placeholders(scopes)})",
             (*keys, *scopes),
         )
     ]
@@ -114,7 +114,7 @@ def insert_edge(conn: Any, row: dict[str, Any]) -> tuple[int, bool]:
     """Insert an edge unless the same (src, dst, type) exists; returns (seq, created)."""
     columns = ", ".join(row)
     cursor = conn.execute(
-        f"INSERT INTO edges({columns}) VALUES ({_marks(list(row))}) "
+        f"INSERT INTO edges({columns}) VALUES ({placeholders(list(row))}) "
         "ON CONFLICT(src, dst, type) DO NOTHING",
         tuple(row.values()),
     )
@@ -142,8 +142,8 @@ def edges_touching(
     """
     if not ids or not scopes:
         return []
-    type_filter = f"AND e.type IN ({_marks(edge_types)})" if edge_types else ""
-    status_filter = f"AND o.status IN ({_marks(statuses)})" if statuses else ""
+    type_filter = f"AND e.type IN ({placeholders(edge_types)})" if edge_types else ""
+    status_filter = f"AND o.status IN ({placeholders(statuses)})" if statuses else ""
     params: list[Any] = []
     parts = []
     for direction, near, far in (("out", "src", "dst"), ("in", "dst", "src")):
@@ -154,7 +154,7 @@ def edges_touching(
             f"o.valid_from AS other_valid_from, o.valid_to AS other_valid_to, "
             f"o.recorded_at AS other_recorded_at "
             f"FROM edges AS e JOIN nodes AS o ON o.id = e.{far} "
-            f"WHERE e.{near} IN ({_marks(ids)}) AND o.scope IN ({_marks(scopes)}) "
+            f"WHERE e.{near} IN ({placeholders(ids)}) AND o.scope IN ({placeholders(scopes)}) "
             f"{type_filter} {status_filter}"
         )
         params += [*ids, *scopes, *(edge_types or ()), *(statuses or ())]
@@ -186,7 +186,7 @@ def counts_by(conn: Any, column: str, scopes: Iterable[str]) -> dict[str, int]:
     return {
         row[0]: row[1]
         for row in conn.execute(
-            f"SELECT {column}, count(*) FROM nodes WHERE scope IN ({_marks(scopes)}) "
+            f"SELECT {column}, count(*) FROM nodes WHERE scope IN ({placeholders(scopes)}) "
             f"GROUP BY {column} ORDER BY {column}",
             scopes,
         )
@@ -196,7 +196,7 @@ def counts_by(conn: Any, column: str, scopes: Iterable[str]) -> dict[str, int]:
 def edge_count(conn: Any, scopes: Sequence[str]) -> int:
     if not scopes:
         return 0
-    marks = _marks(scopes)
+    marks = placeholders(scopes)
     row = conn.execute(
         f"SELECT count(*) FROM edges AS e JOIN nodes AS s ON s.id = e.src "
         f"JOIN nodes AS d ON d.id = e.dst WHERE s.scope IN ({marks}) AND d.scope IN ({marks})",
@@ -217,7 +217,7 @@ def due_before(
 ) -> list[dict[str, Any]]:
     """Active nodes of ``node_type`` whose date attribute ``attr`` is on or before ``until``
     and that are not marked done (a ``done`` flag, or a done/dropped status), soonest first."""
-    marks = _marks(scopes)
+    marks = placeholders(scopes)
     return [
         dict(row)
         for row in conn.execute(
@@ -242,7 +242,7 @@ def recent(
         dict(row)
         for row in conn.execute(
             f"SELECT {NODE_COLUMNS} FROM nodes WHERE status = 'active' "
-            f"AND type IN ({_marks(types)}) AND scope IN ({_marks(scopes)}) "
+            f"AND type IN ({placeholders(types)}) AND scope IN ({placeholders(scopes)}) "
             f"ORDER BY seq DESC LIMIT ?",
             (*types, *scopes, limit),
         )
@@ -259,7 +259,7 @@ def stubs_by_degree(
             f"SELECT * FROM (SELECT n.id, n.type, n.title, "
             f"(SELECT count(*) FROM edges WHERE src = n.id) + "
             f"(SELECT count(*) FROM edges WHERE dst = n.id) AS degree "
-            f"FROM nodes AS n WHERE n.status = 'stub' AND n.scope IN ({_marks(scopes)})) "
+            f"FROM nodes AS n WHERE n.status = 'stub' AND n.scope IN ({placeholders(scopes)})) "
             f"WHERE degree >= ? ORDER BY degree DESC, id LIMIT ?",
             (*scopes, min_degree, limit),
         )
@@ -289,8 +289,8 @@ def neighbours_by_layer(
             parts.append(
                 f"SELECT * FROM (SELECT {position} AS position, n.seq, n.id, e.seq AS edge_seq "
                 f"FROM edges AS e JOIN nodes AS n ON n.id = e.{far} "
-                f"WHERE e.{near} = ? AND e.layer = ? AND n.scope IN ({_marks(scopes)}) "
-                f"AND n.status IN ({_marks(statuses)}) ORDER BY e.seq DESC LIMIT ?)"
+                f"WHERE e.{near} = ? AND e.layer = ? AND n.scope IN ({placeholders(scopes)}) "
+                f"AND n.status IN ({placeholders(statuses)}) ORDER BY e.seq DESC LIMIT ?)"
             )
             params += [node_id, layer, *scopes, *statuses, limit]
     found: dict[str, list[dict[str, Any]]] = {node_id: [] for node_id in node_ids}
@@ -306,12 +306,12 @@ def pairs_joined(conn: Any, ids: Sequence[str], edge_types: Sequence[str]) -> se
     """Pairs among ``ids`` joined by an edge of one of ``edge_types``."""
     if len(ids) < 2:
         return set()
-    marks = _marks(ids)
+    marks = placeholders(ids)
     return {
         frozenset((row[0], row[1]))
         for row in conn.execute(
             f"SELECT src, dst FROM edges WHERE src IN ({marks}) AND dst IN ({marks}) "
-            f"AND type IN ({_marks(edge_types)})",
+            f"AND type IN ({placeholders(edge_types)})",
             (*ids, *ids, *edge_types),
         )
     }

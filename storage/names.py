@@ -13,13 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from cairn.storage.connection import placeholders
+
 # How many candidates a lookup passes on to be compared in full: a name one slip away from
 # more entities than this is too common to tell apart by spelling anyway.
 MAX_CANDIDATES = 24
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
 
 
 def replace(
@@ -54,7 +52,7 @@ def _named(
         for row in conn.execute(
             f"SELECT n.seq, n.id, n.type, n.title, n.status, n.scope, e.norm, e.kind "
             f"FROM entity_names AS e JOIN nodes AS n ON n.seq = e.node_seq "
-            f"WHERE {column} IN ({_marks(keys)}) AND +n.scope IN ({_marks(scopes)}) "
+            f"WHERE {column} IN ({placeholders(keys)}) AND +n.scope IN ({placeholders(scopes)}) "
             f"ORDER BY e.node_seq, e.kind, e.norm",
             (*keys, *scopes),
         )
@@ -69,8 +67,8 @@ def sharing_variants(conn: Any, keys: Sequence[str], scopes: Sequence[str]) -> l
     return [
         row[0]
         for row in conn.execute(
-            f"SELECT node_seq FROM name_variants WHERE key IN ({_marks(keys)}) "
-            f"AND scope IN ({_marks(scopes)}) GROUP BY node_seq "
+            f"SELECT node_seq FROM name_variants WHERE key IN ({placeholders(keys)}) "
+            f"AND scope IN ({placeholders(scopes)}) GROUP BY node_seq "
             f"ORDER BY count(*) DESC, node_seq DESC LIMIT ?",
             (*keys, *scopes, MAX_CANDIDATES),
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cairn.storage.connection import placeholders
+
 # -- settings ---------------------------------------------------------------------------------
 
 
@@ -89,8 +91,8 @@ def add_inbox_item(conn: Any, *, id_: str, text: str, scope: str, captured_at: s
 
 
 def inbox_items(conn: Any, scopes: list[str], states: tuple[str, ...]) -> list[dict[str, Any]]:
-    scope_marks = ",".join("?" * len(scopes))
-    state_marks = ",".join("?" * len(states))
+    scope_marks = placeholders(scopes)
+    state_marks = placeholders(states)
     return [
         dict(row)
         for row in conn.execute(
@@ -103,7 +105,7 @@ def inbox_items(conn: Any, scopes: list[str], states: tuple[str, ...]) -> list[d
 
 
 def inbox_item(conn: Any, id_: str, scopes: list[str]) -> dict[str, Any] | None:
-    marks = ",".join("?" * len(scopes))
+    marks = placeholders(scopes)
     row = conn.execute(
         f"SELECT id, text, scope, captured_at, state, node_id, decided_at FROM inbox "
         f"WHERE id = ? AND scope IN ({marks})",

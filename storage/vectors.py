@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from cairn.storage.connection import placeholders
+
 FloatMatrix = npt.NDArray[np.float32]
 
 # Statuses as small integer codes, so filtering is one vectorised comparison.
@@ -107,7 +109,7 @@ def mark_all_spaces_incomplete(conn: Any) -> None:
 
 
 def nodes_to_embed(conn: Any, seqs: Sequence[int]) -> list[dict[str, Any]]:
-    marks = ",".join("?" * len(seqs))
+    marks = placeholders(seqs)
     return [
         dict(row)
         for row in conn.execute(
