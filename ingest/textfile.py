@@ -5,7 +5,10 @@ and paragraph with line ranges, and read for the links and tags the writer state
   ``key:: value`` page properties (``alias::``, ``tags::``, ``title::``) do the same.
 - ``[[Target]]``, ``[[Target|shown]]`` and ``[[Target#heading]]`` are links to "Target";
   ``![[file.png]]`` embeds a file and is not a link. ``#tag`` and ``#[[two words]]`` are tags.
-- Nothing inside fenced code counts as a heading, link or tag.
+- Nothing inside code counts as a heading, link or tag: not in fenced blocks (a fence may open
+  in a Logseq bullet, "- ```lang", and closes only on a bare run of its own mark at least as
+  long, so a four-backtick block can show a three-backtick one), nor in inline code spans.
+- "](#anchor)", a Markdown link to a heading, is not a tag.
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ _BOMS = (
 FALLBACK_ENCODINGS = ("utf-8", "cp1252")
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")
+_INLINE_CODE = re.compile(r"(`+).+?\1")
 _WIKILINK = re.compile(r"(?<!#)(!?)\[\[([^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
-_TAG = re.compile(r"(?<![\w#&/])#(?:\[\[([^\[\]\n]+)\]\]|([^\W\d_][\w/-]*))")
+_TAG = re.compile(r"(?<![\w#&/])(?<!\]\()#(?:\[\[([^\[\]\n]+)\]\]|([^\W\d_][\w/-]*))")
 _PROPERTY = re.compile(r"^([A-Za-z][\w-]*)::\s*(.*)$")
 _EMBEDDED_FILE = re.compile(r"\.(png|jpe?g|gif|svg|webp|pdf|mp3|mp4|wav|m4a|excalidraw)$", re.I)
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
@@ -155,7 +159,7 @@ def _segments(
     path: list[tuple[int, str]] = []  # (level, heading)
     block: list[str] = []
     block_start = start
-    in_code = False
+    fence = ""  # the marker of the open code fence, "" outside code
 
     def flush(end: int) -> None:
         text = "\n".join(block).strip()
@@ -167,8 +171,13 @@ def _segments(
         block.clear()
 
     for number, line in enumerate(lines[start:], start=start):
-        if markdown and _FENCE.match(line):
-            in_code = not in_code
+        was_code = bool(fence)
+        fence = _fence_after(line, fence) if markdown else ""
+        in_code = was_code or bool(fence)
+        if markdown and not in_code:  # a heading's links and tags count too
+            links.extend(_links_in(line))
+            visible = _INLINE_CODE.sub(" ", line)
+            tags.extend(m.group(1) or m.group(2) for m in _TAG.finditer(visible))
         heading = _HEADING.match(line) if markdown and not in_code else None
         if heading:
             flush(number)
@@ -186,15 +195,25 @@ def _segments(
         if not block:
             block_start = number
         block.append(line)
-        if markdown and not in_code:
-            links.extend(_links_in(line))
-            tags.extend(m.group(1) or m.group(2) for m in _TAG.finditer(line))
     flush(len(lines))
     return segments, links, tags
 
 
+def _fence_after(line: str, fence: str) -> str:
+    """The open fence once ``line`` is read: a fence opens on ``` or ~~~ (a backtick fence's
+    info string has no backtick) and closes on a bare run of the same mark, at least as long."""
+    match = _FENCE.match(line)
+    if not match:
+        return fence
+    mark, rest = match.groups()
+    if not fence:
+        return "" if mark[0] == "`" and "`" in rest else mark
+    closes = mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip()
+    return "" if closes else fence
+
+
 def _links_in(line: str) -> Iterator[str]:
-    for match in _WIKILINK.finditer(line):
+    for match in _WIKILINK.finditer(_INLINE_CODE.sub(" ", line)):
         target = " ".join(match.group(2).split())
         if match.group(1) and _EMBEDDED_FILE.search(target):
             continue  # an embedded picture or file, not a note

@@ -103,3 +103,27 @@ def test_a_real_logseq_page(corpus: Path) -> None:
     assert doc.title == "Whiteboard/Action Bar/Reload"
     assert "Reload" in doc.aliases
     assert {"Tool", "All Platforms", "Publish Web"} <= set(doc.links)
+
+
+def test_code_in_bullets_nested_fences_and_inline_spans_holds_no_links_or_tags() -> None:
+    page = (
+        "## Release [[Dec 1st, 2025]] #release\n"  # a heading's link and tag count
+        "- A calculation:\n"
+        "\t- ```calc\n"  # Logseq opens a fence inside a bullet
+        "\t  [[in a bullet fence]] #no\n"
+        "\t  ```\n"
+        "- After the fence: [[Real link]]\n"
+        "````markdown\n"  # a four-backtick block that shows a three-backtick one
+        "```foam-query\n"
+        'filter: "#research"\n'
+        "```\n"
+        "[[still code]]\n"
+        "````\n"
+        "Type `[[PKM]]` or ``#card``; ```[[one line]]``` is inline code too.\n"
+        "See [the section](#anchor) and #kept.\n"
+    )
+    doc = extract(page.encode(), "page.md")
+    assert doc.links == ("Dec 1st, 2025", "Real link")
+    assert doc.tags == ("release", "kept")
+    fence = next(s for s in doc.segments if "in a bullet fence" in s.text)
+    assert fence.locator.heading == ("Release [[Dec 1st, 2025]] #release",)
