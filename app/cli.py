@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cairn.app import cli_memory, compose
+from cairn.app import cli_ingest, cli_memory, compose
 from cairn.app.cli_common import (
     ask,
     emit,
@@ -410,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     verb("reindex", cmd_reindex, "embed memories that lack a vector (turns vector search on)")
     verb("demo", cmd_demo, "a short tour on a temporary vault")
     cli_memory.register(verb, scoped)
+    cli_ingest.register(verb)
     return parser
 
 

@@ -16,6 +16,7 @@ from cairn.app import receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedder import Embedder, default_embedder
 from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.extraction import ExtractionSettings
 from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.service import MemoryService
 from cairn.storage import records
@@ -94,13 +95,14 @@ def open_vault(
 
 
 def _service(vault: Vault, embedder: Embedder | None) -> MemoryService:
+    extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
     _upgrade_bundled_pack(vault, meta)
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", meta)
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
-    return MemoryService(vault, pack, EmbeddingSpace(vault, embedder))
+    return MemoryService(vault, pack, EmbeddingSpace(vault, embedder), extraction)
 
 
 def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:

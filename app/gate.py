@@ -75,6 +75,21 @@ class Verdict:
         return (POSSIBLE_CONTRADICTION,) if self.contradiction else ()
 
 
+def as_document_part(verdict: Verdict) -> Verdict:
+    """The verdict for a passage of a document, which must stay whole: what would be absorbed
+    is linked instead, and the pending band is an ordinary insert."""
+    if verdict.outcome == "absorbed":
+        return Verdict(
+            "merge_linked",
+            verdict.candidate,
+            "says what is already kept; kept as part of its document",
+            verdict.jaccard,
+        )
+    if verdict.outcome == "pending":
+        return Verdict("inserted", verdict.candidate, "similar, not the same")
+    return verdict
+
+
 def nearest(
     conn: Any, space: EmbeddingSpace, pack: Pack, vector: Any, scope: str
 ) -> list[Candidate]:

@@ -30,6 +30,7 @@ KINDS = frozenset(
         "inbox",
         "rekey",
         "reindex",
+        "ingest",
     }
 )
 

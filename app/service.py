@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from cairn.app import briefing, graph, receipts, retrieval
@@ -17,8 +18,11 @@ from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope
+from cairn.app.extraction import ExtractionSettings
 from cairn.app.history import HistoryKeeper
 from cairn.app.inbox import Inbox
+from cairn.app.ingest_report import CancelToken, IngestReport, ProgressSink
+from cairn.app.ingestion import Ingestor
 from cairn.app.models import (
     ALL_STATUSES,
     Briefing,
@@ -36,12 +40,18 @@ from cairn.app.models import (
 from cairn.app.packs import Pack
 from cairn.app.review import Review
 from cairn.app.writer import NewMemory, Writer
-from cairn.storage import fulltext, graph_rows, records, vectors
+from cairn.storage import fulltext, graph_rows, records, source_rows, vectors
 from cairn.storage.vault import Vault
 
 
 class MemoryService:
-    def __init__(self, vault: Vault, pack: Pack, space: EmbeddingSpace) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        pack: Pack,
+        space: EmbeddingSpace,
+        extraction: ExtractionSettings | None = None,
+    ) -> None:
         self.vault = vault
         self.pack = pack
         self._space = space
@@ -50,8 +60,44 @@ class MemoryService:
         self._review = Review(vault, pack, space, self._writer)
         self._history = HistoryKeeper(vault, pack, space)
         self._term_counts = fulltext.DocumentCounts()
+        self._ingestor = Ingestor(
+            vault, pack, space, self._writer, self._history, extraction or ExtractionSettings()
+        )
 
     # -- writes -------------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        scope: str = "personal",
+        dry_run: bool = False,
+        progress: ProgressSink | None = None,
+        cancel: CancelToken | None = None,
+        ocr_languages: Sequence[str] | None = None,
+        whisper_model_dir: str | Path | None = None,
+    ) -> IngestReport:
+        """Read files and folders into the vault (see ``ingestion``). ``dry_run`` only says
+        what would happen. Failures are reported per file and never stop the run.
+        ``ocr_languages`` (Tesseract codes, e.g. ``["eng", "deu"]``) and ``whisper_model_dir``
+        (a CTranslate2 Whisper folder instead of the bundled model) apply to this run."""
+        if not paths:
+            raise InvalidRequest("Name at least one file or folder to add.")
+        self._scopes([scope])
+        return self._ingestor.run(
+            [Path(p) for p in paths],
+            scope=scope,
+            dry_run=dry_run,
+            progress=progress,
+            cancel=cancel,
+            ocr_languages=tuple(ocr_languages) if ocr_languages else None,
+            whisper_model_dir=str(whisper_model_dir) if whisper_model_dir else None,
+        )
+
+    def sources(self, *, states: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The files the vault keeps track of, with their state and, if they failed, why."""
+        with self.vault.read() as conn:
+            return source_rows.listed(conn, states=states)
 
     def write(
         self,

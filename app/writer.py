@@ -10,6 +10,7 @@ vault and reports the structural consequence (``WriteResult``).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,20 +63,37 @@ class Writer:
     # -- memories -----------------------------------------------------------------------------
 
     def write(
-        self, memory: NewMemory, *, force_new: bool = False, dedup: bool = True
+        self,
+        memory: NewMemory,
+        *,
+        force_new: bool = False,
+        dedup: bool = True,
+        vector: Any = None,
+        keep_whole: frozenset[str] | None = None,
+        links: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> WriteResult:
         """Store ``memory`` through the dedup gate. ``force_new`` stores an entity the
         resolver's block mode would hold back; ``dedup=False`` skips the gate (a supersede
-        states the new version explicitly)."""
+        states the new version explicitly).
+
+        The ingest pipeline embeds a file's passages in one batch and passes each ``vector``.
+        It also passes ``keep_whole``, the ids of the passages the same document holds already:
+        they are not compared (a changed file is replacing them), and a passage is never
+        absorbed into another memory, only linked to it, so a document keeps all its parts.
+        ``links`` and ``tags`` replace those found in the body (a passage passes none: its
+        document carries the file's links)."""
         self._check_new(memory)
         node_type = self._pack.node_types[memory.type]
         attrs = feedback.normalize_status(node_type, dict(memory.attrs or {}))
         title = memory.title.strip()
         text = searchable_text(title, memory.body, attrs)
-        links = feedback.inline_links(memory.body)
-        tags = feedback.tags_of(attrs, memory.body)
+        links = feedback.inline_links(memory.body) if links is None else list(links)
+        tags = feedback.tags_of(attrs, memory.body) if tags is None else list(tags)
         # Embedding takes tens of milliseconds: do it before taking the write lock.
-        draft = Draft(memory, title, attrs, text, self._space.embed(text))
+        if vector is None:
+            vector = self._space.embed(text)
+        draft = Draft(memory, title, attrs, text, vector)
         stub_vectors = self.store.stub_vectors(links, memory.scope)
         with self._vault.write() as conn:
             self._require_scope(conn, memory.scope)
@@ -85,12 +103,14 @@ class Writer:
                 if dedup
                 else []
             )
+            if keep_whole is not None:
+                near = [c for c in near if c.id not in keep_whole]
             if not dedup:
                 applied = self._insert_ungated(conn, draft)
             elif node_type.family == "entity":
                 applied = self._write_entity(conn, draft, near, settings, force_new)
             else:
-                applied = self._write_memory(conn, draft, near, settings)
+                applied = self._write_memory(conn, draft, near, settings, absorb=keep_whole is None)
             if applied.row is None:
                 return WriteResult(
                     applied.outcome,
@@ -159,6 +179,8 @@ class Writer:
         draft: Draft,
         near: list[gate.Candidate],
         settings: memory_settings.MemorySettings,
+        *,
+        absorb: bool = True,
     ) -> _Applied:
         family = self._pack.node_types[draft.memory.type].family
         same_family = [c for c in near if c.family == family and c.status == "active"]
@@ -169,6 +191,11 @@ class Writer:
             else []
         )
         verdict = gate.decide(draft.text, best, cluster, settings)
+        # A passage is part of a document and stays in it: a near-copy is linked, and mere
+        # likeness (the pending band) is normal within a body of documents. Whether a whole
+        # document repeats another is for the ingest pipeline to ask.
+        if not absorb:
+            verdict = gate.as_document_part(verdict)
         if verdict.outcome == "inserted":
             row = self.store.insert(conn, draft, draft.memory.status)
             self.store.log(conn, row["id"], verdict)

@@ -85,3 +85,20 @@ def names_of(
     for row in _named(conn, "e.node_seq", seqs, scopes):
         found.setdefault(row["seq"], []).append(row)
     return found
+
+
+def mentionable(conn: Any, scopes: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(norm, node id, type) of every title and alias of a live entity in ``scopes``: what the
+    ingest pipeline looks for in passages. One pass over the name index."""
+    if not scopes:
+        return []
+    return [
+        (row[0], row[1], row[2])
+        for row in conn.execute(
+            f"SELECT e.norm, n.id, n.type FROM entity_names AS e "
+            f"JOIN nodes AS n ON n.seq = e.node_seq "
+            f"WHERE e.kind IN ('title', 'alias') AND n.status IN ('active', 'stub') "
+            f"AND n.scope IN ({placeholders(scopes)}) ORDER BY e.norm, n.seq",
+            tuple(scopes),
+        )
+    ]

@@ -343,8 +343,33 @@ BEGIN
 END;
 """
 
+# Issue 4: the files a person added, so a second ingest skips what did not change, replaces what
+# did and reports what went away. The path is the file's absolute path; like everything else in
+# the vault it is encrypted. A failed file keeps its reason here until a later run reads it.
+_SOURCES = """
+CREATE TABLE sources (
+    path        TEXT PRIMARY KEY,
+    scope       TEXT NOT NULL REFERENCES scopes(name),
+    state       TEXT NOT NULL
+                CHECK (state IN ('ingested', 'failed', 'duplicate', 'missing')),
+    sha256      TEXT,
+    size        INTEGER,
+    mtime_ns    INTEGER,
+    media_type  TEXT,
+    document_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+    passages    INTEGER NOT NULL DEFAULT 0,
+    warnings    TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(warnings)),
+    error       TEXT,
+    first_seen  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+) STRICT;
+CREATE INDEX sources_by_state ON sources(state, path);
+CREATE INDEX sources_by_hash ON sources(sha256);
+CREATE INDEX sources_by_document ON sources(document_id);
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_FOUNDATION, _CLEAN_MEMORY, _STEMMED_SEARCH)
+MIGRATIONS: tuple[str, ...] = (_FOUNDATION, _CLEAN_MEMORY, _STEMMED_SEARCH, _SOURCES)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

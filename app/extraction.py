@@ -1,0 +1,280 @@
+"""Which extractor reads a file, and a worker process that runs it within a budget.
+
+Extractors are plain functions in ``ingest/``. Here a file's suffix picks one, and the worker
+runs it in a child process: a file that hangs a parser or balloons in memory (a crafted PDF, an
+enormous scan) is stopped by ending that process, and the app, the vault and the rest of the
+batch carry on. The budget is per file: time grows with the file's size (a two-hour recording
+takes longer than a memo), memory is the worker's resident size, read from ``/proc`` where the
+platform has it (elsewhere only the time budget applies). Text travels between the processes
+through a pipe, never through a file.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cairn.ingest.document import ExtractedDocument, ExtractionError
+
+TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".mdown", ".mkd", ".rst", ".org"})
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"})
+AUDIO_SUFFIXES = frozenset({".mp3", ".wav", ".flac", ".m4a", ".ogg", ".oga", ".opus", ".aac"})
+VIDEO_SUFFIXES = frozenset({".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v"})
+SOURCE_SUFFIXES = frozenset(
+    {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".rs", ".go",
+     ".rb", ".sh", ".sql", ".toml", ".yaml", ".yml", ".json", ".css", ".kt", ".swift", ".cs"}
+)  # fmt: skip
+KINDS: dict[str, frozenset[str]] = {
+    "text": TEXT_SUFFIXES,
+    "html": HTML_SUFFIXES,
+    "docx": frozenset({".docx"}),
+    "pdf": frozenset({".pdf"}),
+    "image": IMAGE_SUFFIXES,
+    "audio": AUDIO_SUFFIXES | VIDEO_SUFFIXES,
+    "source": SOURCE_SUFFIXES,
+}
+# Seconds of work allowed per MiB of file, on top of BASE_SECONDS. Transcription runs at about
+# a third of real time here and a minute of compressed audio is about a MiB; OCR of a scanned
+# page takes a few seconds and a page is a few hundred KiB.
+BASE_SECONDS = 120.0
+SECONDS_PER_MIB = {"audio": 60.0, "image": 60.0, "pdf": 30.0}
+DEFAULT_SECONDS_PER_MIB = 10.0
+DEFAULT_MEMORY_MIB = 3072
+POLL_SECONDS = 0.05
+
+
+def kind_of(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    for kind, suffixes in KINDS.items():
+        if suffix in suffixes:
+            return kind
+    return None
+
+
+@dataclass(frozen=True)
+class ExtractionSettings:
+    """What the extractors need from the app; plain values, so it crosses to the worker."""
+
+    data_dir: str | None = None  # where the joined Whisper model is kept
+    ocr_languages: tuple[str, ...] = ("eng",)
+    whisper_model_dir: str | None = None  # a folder the user chose instead of the bundled model
+    time_scale: float = 1.0  # multiplies the time budget
+    memory_mib: int = DEFAULT_MEMORY_MIB
+
+    def time_budget(self, kind: str, size: int) -> float:
+        per_mib = SECONDS_PER_MIB.get(kind, DEFAULT_SECONDS_PER_MIB)
+        return (BASE_SECONDS + per_mib * size / 2**20) * self.time_scale
+
+
+def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
+    """Read ``path`` with the extractor for its type (in this process)."""
+    kind = kind_of(path)
+    if kind is None:
+        raise ExtractionError(
+            f"Cairn does not read {path.suffix or 'extension-less'} files yet: "
+            "convert it to PDF, text or an image and add that."
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ExtractionError(f"{path.name} could not be read ({exc.strerror}).") from None
+    return _EXTRACTORS[kind](data, path.name, settings)
+
+
+def _text(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import textfile
+
+    return textfile.extract(data, name)
+
+
+def _html(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import html
+
+    return html.extract(data, name)
+
+
+def _docx(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import docx
+
+    return docx.extract(data, name)
+
+
+def _source(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import source
+
+    return source.extract(data, name)
+
+
+def _pdf(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import ocr, pdf
+
+    return pdf.extract(data, name, ocr_page=ocr.pdf_page_ocr(_ocr_settings(settings)))
+
+
+def _image(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import image
+
+    return image.extract(data, name, _ocr_settings(settings))
+
+
+def _audio(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import audio
+
+    return audio.extract(data, name, _whisper_settings(settings))
+
+
+def _ocr_settings(settings: ExtractionSettings) -> Any:
+    from cairn.ingest.ocr import OcrSettings
+
+    return OcrSettings(languages=settings.ocr_languages)
+
+
+def _whisper_settings(settings: ExtractionSettings) -> Any:
+    from cairn.ingest.audio import WhisperSettings
+
+    return WhisperSettings(
+        model_dir=Path(settings.whisper_model_dir) if settings.whisper_model_dir else None,
+        data_dir=Path(settings.data_dir) if settings.data_dir else None,
+    )
+
+
+_EXTRACTORS: dict[str, Callable[[bytes, str, ExtractionSettings], ExtractedDocument]] = {
+    "text": _text,
+    "html": _html,
+    "docx": _docx,
+    "pdf": _pdf,
+    "image": _image,
+    "audio": _audio,
+    "source": _source,
+}
+
+
+class Stopped(Exception):
+    """The person cancelled while a file was being read."""
+
+
+def _serve(connection: Any, settings: ExtractionSettings) -> None:
+    """The worker's loop: read a path, answer with a document or the reason it failed."""
+    # Ctrl+C reaches the whole process group; the app decides whether to stop, not the worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            path = connection.recv()
+        except EOFError:
+            return
+        if path is None:
+            return
+        try:
+            connection.send(("ok", extract_file(Path(path), settings)))
+        except ExtractionError as exc:
+            connection.send(("failed", str(exc)))
+        except MemoryError:
+            connection.send(("failed", "it needs more memory than this computer has free"))
+        except Exception as exc:  # a parser's own bug on a malformed file: that file fails
+            connection.send(("failed", f"it could not be read ({type(exc).__name__}: {exc})"))
+
+
+class ExtractionWorker:
+    """One child process reading one file at a time; restarted after a file it had to stop.
+    Models (Whisper) stay loaded in it between files."""
+
+    def __init__(self, settings: ExtractionSettings) -> None:
+        self._settings = settings
+        # spawn, not fork: the parent holds threads and an open vault a fork would copy.
+        self._context = multiprocessing.get_context("spawn")
+        self._process: Any = None
+        self._connection: Any = None
+
+    def extract(
+        self, path: Path, should_stop: Callable[[], bool] = lambda: False
+    ) -> ExtractedDocument:
+        kind = kind_of(path) or "text"
+        size = path.stat().st_size
+        budget = self._settings.time_budget(kind, size)
+        self._ensure_started()
+        self._connection.send(str(path))
+        started = time.monotonic()
+        while not self._connection.poll(POLL_SECONDS):
+            if should_stop():
+                self._stop()
+                raise Stopped
+            if not self._process.is_alive():
+                code = self._process.exitcode
+                self._stop()
+                raise ExtractionError(
+                    f"{path.name} stopped the reader (exit code {code}); the file may be damaged."
+                )
+            if time.monotonic() - started > budget:
+                self._stop()
+                raise ExtractionError(
+                    f"{path.name} took longer than {budget:.0f} s to read and was stopped. "
+                    "Split it into smaller files, or raise the time budget in settings."
+                )
+            rss = _resident_mib(self._process.pid)
+            if rss is not None and rss > self._settings.memory_mib:
+                self._stop()
+                raise ExtractionError(
+                    f"{path.name} needed more than {self._settings.memory_mib} MiB of memory "
+                    "to read and was stopped. Split it into smaller files, or raise the memory "
+                    "budget in settings."
+                )
+        try:
+            status, payload = self._connection.recv()
+        except (EOFError, OSError):
+            self._stop()
+            raise ExtractionError(
+                f"{path.name} stopped the reader; the file may be damaged."
+            ) from None
+        if status != "ok":
+            raise ExtractionError(
+                f"{path.name}: {payload}" if path.name not in payload else payload
+            )
+        document: ExtractedDocument = payload
+        return document
+
+    def close(self) -> None:
+        if self._process is None or self._connection is None:
+            return
+        try:
+            self._connection.send(None)
+            self._process.join(timeout=5)
+        except (OSError, BrokenPipeError):
+            pass
+        self._stop()
+
+    def _ensure_started(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            return
+        parent, child = self._context.Pipe()
+        self._process = self._context.Process(
+            target=_serve, args=(child, self._settings), name="cairn-extract", daemon=True
+        )
+        self._process.start()
+        child.close()
+        self._connection = parent
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.kill()
+            self._process.join(timeout=5)
+        if self._connection is not None:
+            self._connection.close()
+        self._process = None
+        self._connection = None
+
+
+def _resident_mib(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:  # noqa: PTH123 - a /proc read
+            resident_pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return resident_pages * os.sysconf("SC_PAGE_SIZE") / 2**20

@@ -1,0 +1,110 @@
+"""Rows of the ``sources`` table: each file a person added, its hash, its state and, when it
+failed, the reason. Inside the caller's transaction; the ingest pipeline decides what to write.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from cairn.storage.connection import placeholders
+
+COLUMNS = (
+    "path",
+    "scope",
+    "state",
+    "sha256",
+    "size",
+    "mtime_ns",
+    "media_type",
+    "document_id",
+    "passages",
+    "warnings",
+    "error",
+    "first_seen",
+    "updated_at",
+)
+
+
+def _row(values: Sequence[Any]) -> dict[str, Any]:
+    row = dict(zip(COLUMNS, values, strict=True))
+    row["warnings"] = json.loads(row["warnings"])
+    return row
+
+
+def get(conn: Any, path: str) -> dict[str, Any] | None:
+    found = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM sources WHERE path = ?", (path,)
+    ).fetchone()
+    return None if found is None else _row(found)
+
+
+def by_paths(conn: Any, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        for values in conn.execute(
+            f"SELECT {', '.join(COLUMNS)} FROM sources WHERE path IN ({placeholders(chunk)})",
+            chunk,
+        ):
+            row = _row(values)
+            found[row["path"]] = row
+    return found
+
+
+def ingested_with_hash(conn: Any, sha256: str) -> dict[str, Any] | None:
+    """A file already kept with these exact bytes (a copy, or a file that moved)."""
+    found = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM sources "
+        "WHERE sha256 = ? AND state = 'ingested' AND document_id IS NOT NULL "
+        "ORDER BY first_seen, path LIMIT 1",
+        (sha256,),
+    ).fetchone()
+    return None if found is None else _row(found)
+
+
+def put(conn: Any, row: dict[str, Any]) -> None:
+    """Insert or replace a source row; ``first_seen`` of an existing row is kept."""
+    values = {**row, "warnings": json.dumps(list(row.get("warnings", [])))}
+    columns = [c for c in COLUMNS if c in values]
+    conn.execute(
+        f"INSERT INTO sources ({', '.join(columns)}) VALUES ({placeholders(columns)}) "
+        "ON CONFLICT(path) DO UPDATE SET "
+        + ", ".join(f"{c} = excluded.{c}" for c in columns if c not in ("path", "first_seen")),
+        [values[c] for c in columns],
+    )
+
+
+def listed(
+    conn: Any, states: Iterable[str] | None = None, under: str | None = None
+) -> list[dict[str, Any]]:
+    """Source rows in path order, optionally only those in ``states`` or below folder
+    ``under`` (a path prefix ending in the separator)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if states is not None:
+        wanted = list(states)
+        clauses.append(f"state IN ({placeholders(wanted)})")
+        params.extend(wanted)
+    if under is not None:
+        # A range instead of LIKE: paths may hold % and _, and the range uses the index.
+        clauses.append("path >= ? AND path < ?")
+        params.extend([under, under + "\U0010ffff"])
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    cursor = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM sources{where} ORDER BY path", params)
+    return [_row(values) for values in cursor]
+
+
+def mark_missing(conn: Any, paths: Sequence[str], at: str) -> None:
+    for start in range(0, len(paths), 500):
+        chunk = list(paths[start : start + 500])
+        conn.execute(
+            f"UPDATE sources SET state = 'missing', updated_at = ? "
+            f"WHERE path IN ({placeholders(chunk)})",
+            [at, *chunk],
+        )
+
+
+def counts(conn: Any) -> dict[str, int]:
+    return dict(conn.execute("SELECT state, count(*) FROM sources GROUP BY state").fetchall())
