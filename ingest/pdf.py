@@ -1,9 +1,11 @@
 """PDF with pypdf: the text layer page by page, each page a segment located by its number.
 
-A page without a text layer (a scan) is handed to ``ocr_page`` when one is given (the image
-extractor's OCR); without it the page is listed in the document's warnings, so nothing is
-silently missing. A damaged file is read as far as pypdf can recover it (it rebuilds a broken
-cross-reference table); one it cannot open at all, or an encrypted one, fails with the reason.
+A page without a text layer (a scan) is handed to ``ocr_page`` when one is given
+(``ocr.pdf_page_ocr``); without it the page is listed in the document's warnings, so nothing is
+silently missing. What OCR says of the pages it read (confidence, images left unread) joins the
+document's metadata and warnings. A damaged file is read as far as pypdf can recover it (it
+rebuilds a broken cross-reference table); one it cannot open at all, or an encrypted one, fails
+with the reason.
 """
 
 from __future__ import annotations
@@ -19,14 +21,18 @@ from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.ocr import PageText, summarise
 
 MEDIA_TYPE = "application/pdf"
 # A page with fewer characters than this in its text layer is treated as a scan (a scan may
 # carry a stray page number); a short real page, a title or a one-word heading, is kept.
 MIN_TEXT_CHARS = 3
 _SPACE_RUNS = re.compile(r"[ \t]+")
-# (page number, reader's page object) -> the page's text by OCR.
-PageOcr = Callable[[int, Any], str]
+# Control characters a text layer carries from fonts without a Unicode map (LaTeX math fonts
+# give \x00, \x12...): noise to a reader, and a NUL cuts text short in some tools.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# (page number, reader's page object) -> the page's text by OCR, with how sure it was or not.
+PageOcr = Callable[[int, Any], str | PageText]
 
 
 def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> ExtractedDocument:
@@ -47,6 +53,7 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
     segments: list[Segment] = []
     scanned: list[int] = []
     warnings: list[str] = []
+    read_by_ocr: dict[int, PageText] = {}
     for number, page in enumerate(pages, start=1):
         try:
             text = _clean(page.extract_text() or "")
@@ -59,7 +66,10 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
                 if not text:
                     continue
             else:
-                text = _clean(ocr_page(number, page)) or text
+                read = ocr_page(number, page)
+                if isinstance(read, PageText):
+                    read_by_ocr[number] = read
+                text = _clean(read if isinstance(read, str) else read.text) or text
         if text:
             segments.append(Segment(text, Locator(page=number)))
     if scanned:
@@ -67,6 +77,10 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
             f"{len(scanned)} page(s) have no text layer (pages {_ranges(scanned)}); they need OCR"
         )
     metadata = _metadata(reader, len(pages))
+    if read_by_ocr:
+        ocr_metadata, ocr_warnings = summarise(read_by_ocr)
+        metadata.update(ocr_metadata)
+        warnings.extend(ocr_warnings)
     title = metadata.get("title") or PurePath(name).stem
     return ExtractedDocument(
         title=title,
@@ -78,7 +92,8 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
 
 
 def _clean(text: str) -> str:
-    lines = [_SPACE_RUNS.sub(" ", line).strip() for line in text.replace("\r", "\n").split("\n")]
+    text = _CONTROL.sub(" ", text.replace("\r", "\n"))
+    lines = [_SPACE_RUNS.sub(" ", line).strip() for line in text.split("\n")]
     return "\n".join(line for line in lines if line).strip()
 
 
