@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +31,18 @@ def test_loopback_stays_open() -> None:
         server.listen()
         with socket.create_connection(server.getsockname(), timeout=5):
             pass
+
+
+def test_the_embedder_keeps_onnxruntime_from_phoning_home(tmp_path: Path) -> None:
+    """onnxruntime on Linux writes a device id and an event queue under ~/.cache/Microsoft and
+    sends them from native threads unless ORT_DISABLE_TELEMETRY is set before it loads; the
+    cairn packages set it. A fresh home must stay empty after embedding."""
+    home = tmp_path / "fresh home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    env.pop("ORT_DISABLE_TELEMETRY", None)
+    code = (
+        "from cairn.app.embedder import default_embedder\ndefault_embedder().embed(['a memory'])\n"
+    )
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    assert list(home.iterdir()) == []
