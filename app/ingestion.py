@@ -169,6 +169,8 @@ class _Run:
             self._emit("embedding", str(planned.path))
             vectors = self._embed(passages)
             self._batch.append(_Prepared(planned, document, passages, vectors))
+            self._files_done += 1  # read; its batch commits below
+            self._bytes_done += planned.size
             if (
                 len(self._batch) >= BATCH_FILES
                 or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
@@ -203,10 +205,7 @@ class _Run:
                 "ingest",
                 {"files": len(outcomes), "passages": sum(o.passages for o in outcomes)},
             )
-        for prepared, outcome in zip(self._batch, outcomes, strict=True):
-            self._report.files.append(outcome)
-            self._files_done += 1
-            self._bytes_done += prepared.planned.size
+        self._report.files.extend(outcomes)
         self._batch = []
         self._emit("writing", None)
 
@@ -477,7 +476,10 @@ def _title(title: str, path: Path) -> str:
 
 def _passage_title(document_title: str, passage: Passage) -> str:
     where = passage.locator
-    place = " › ".join(where.heading) if where.heading else ""
+    headings = list(where.heading)
+    if headings and headings[0].casefold() == document_title.casefold():
+        headings = headings[1:]  # a note's first heading is usually its title again
+    place = " › ".join(headings)
     if where.page is not None:
         place = f"p. {where.page}" + (f" · {place}" if place else "")
     elif where.start_s is not None:
