@@ -38,7 +38,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     emit(args, report.as_dict(), lambda: _describe(report))
-    return 1 if report.failed or report.cancelled else 0
+    return 1 if report.failed or report.cancelled or report.not_found else 0
 
 
 def _progress_line(progress: IngestProgress) -> None:
@@ -71,7 +71,7 @@ def _describe(report: IngestReport) -> None:
     if not report.dry_run:
         print(
             f"  {report.links} links, {report.mentions} mentions, {report.stubs} new stubs, "
-            f"{report.pending_review} passages waiting for review (cairn pending)"
+            f"{report.pending_review} near-copies waiting for review (cairn pending)"
         )
     if report.cancelled:
         print("  stopped before the end: run the same command again to finish.")

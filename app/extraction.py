@@ -196,7 +196,13 @@ class ExtractionWorker:
         self, path: Path, should_stop: Callable[[], bool] = lambda: False
     ) -> ExtractedDocument:
         kind = kind_of(path) or "text"
-        size = path.stat().st_size
+        try:
+            size = path.stat().st_size
+        except OSError:
+            raise ExtractionError(
+                f"{path.name} is no longer there (moved or deleted while Cairn was reading the "
+                "folder)."
+            ) from None
         budget = self._settings.time_budget(kind, size)
         self._ensure_started()
         self._connection.send(str(path))

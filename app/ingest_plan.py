@@ -5,7 +5,7 @@ each hashed and compared with what the vault already keeps.
   which stays as history); ``unchanged``: skipped; ``retry``: it failed last time (a missing
   tool may have been installed since); ``duplicate``: the same bytes are already kept under
   another path; ``unsupported``: no extractor reads it (skipped inside a folder, a failure when
-  named on its own).
+  named on its own); ``other_scope``: already kept in another scope (a file lives in one).
 - ``removed``: files the vault keeps from a folder being ingested that are no longer there. They
   are reported and marked missing; their memories are never deleted.
 
@@ -69,40 +69,48 @@ class Plan:
 def make_plan(
     vault: Vault,
     paths: Sequence[Path],
+    scope: str,
     hashed: Callable[[Path, int, int], None] | None = None,
 ) -> Plan:
     """Walk ``paths``, hash each file (``hashed(path, done, total)`` after each) and compare
-    with the vault's sources."""
+    with what ``scope`` keeps."""
     plan = Plan()
-    found: list[tuple[Path, Path | None]] = []
+    found: dict[Path, Path | None] = {}
     for given in paths:
         path = Path(given).expanduser().resolve()
         if path.is_dir():
+            if path in plan.roots:
+                continue
             plan.roots.append(path)
-            found.extend((file, path) for file in _walk(path))
+            for file in _walk(path):
+                found[file] = found.get(file) or path  # found in a folder: its links count
         elif path.is_file():
-            found.append((path, None))
+            found.setdefault(path, None)
         else:
             plan.not_found.append(str(path))
-    unique = list(dict.fromkeys(found))
+    unique = sorted(found.items(), key=lambda item: str(item[0]))
     with vault.read() as conn:
         previous = source_rows.by_paths(conn, [str(path) for path, _ in unique])
         for done, (path, root) in enumerate(unique, start=1):
-            plan.files.append(_planned(conn, path, root, previous.get(str(path)), plan))
+            plan.files.append(_planned(conn, path, root, previous.get(str(path)), scope, plan))
             if hashed is not None:
                 hashed(path, done, len(unique))
-        seen = {str(path) for path, _ in unique}
         for root in plan.roots:
             for row in source_rows.listed(
-                conn, states=("ingested", "duplicate"), under=str(root) + os.sep
+                conn, states=("ingested", "duplicate"), under=str(root) + os.sep, scope=scope
             ):
-                if row["path"] not in seen and not Path(row["path"]).exists():
+                if Path(row["path"]) not in found and not Path(row["path"]).exists():
                     plan.removed.append(row["path"])
     return plan
 
 
 def _planned(
-    conn: Any, path: Path, root: Path | None, previous: dict[str, Any] | None, plan: Plan
+    conn: Any,
+    path: Path,
+    root: Path | None,
+    previous: dict[str, Any] | None,
+    scope: str,
+    plan: Plan,
 ) -> PlannedFile:
     try:
         stat = path.stat()
@@ -112,6 +120,11 @@ def _planned(
     kind = kind_of(path)
     if kind is None:
         return PlannedFile(path, root, stat.st_size, stat.st_mtime_ns, None, "unsupported", None)
+    if previous is not None and previous["scope"] != scope:
+        # A file is kept in one scope; reading it into a second would make two of it.
+        return PlannedFile(
+            path, root, stat.st_size, stat.st_mtime_ns, None, "other_scope", kind, previous
+        )
     digest = file_hash(path)
     if previous is not None and previous["sha256"] == digest:
         action = "retry" if previous["state"] == "failed" else "unchanged"
@@ -120,7 +133,7 @@ def _planned(
         return PlannedFile(
             path, root, stat.st_size, stat.st_mtime_ns, digest, action, kind, previous
         )
-    same = source_rows.ingested_with_hash(conn, digest)
+    same = source_rows.ingested_with_hash(conn, digest, scope)
     if same is not None and same["path"] != str(path):
         return PlannedFile(
             path, root, stat.st_size, stat.st_mtime_ns, digest, "duplicate", kind, previous, same

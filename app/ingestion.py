@@ -42,6 +42,7 @@ from cairn.app.writer import NewMemory, Writer
 from cairn.ingest.chunking import Passage, chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.storage import dedup_rows, graph_rows, names, source_rows
+from cairn.storage.errors import RowRejected
 from cairn.storage.vault import Vault
 
 # A batch closes at this many passages or files, whichever comes first: big enough that the
@@ -100,10 +101,11 @@ class Ingestor:
         def hashed(path: Path, done: int, total: int) -> None:
             report_to(IngestProgress("scanning", 0, total, 0, 0, str(path)))
 
-        plan = make_plan(self._vault, paths, hashed)
+        plan = make_plan(self._vault, paths, scope, hashed)
         report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
         if dry_run:
             report.files = [_planned_outcome(f) for f in plan.files]
+            report_to(IngestProgress("done", 0, 0, 0, 0))
             return report
         run = _Run(self, plan, scope, report, report_to, cancel, settings)
         try:
@@ -199,31 +201,48 @@ class _Run:
         with self._in._vault.write() as conn:
             if self._matcher is None:
                 self._matcher = mentions.MentionMatcher(names.mentionable(conn, [self._scope]))
-            outcomes = [self._store(conn, prepared) for prepared in self._batch]
+            outcomes = [self._store_alone(conn, prepared) for prepared in self._batch]
+            stored = [o for o in outcomes if o.state != "failed"]
             receipts.append(
                 conn,
                 "ingest",
-                {"files": len(outcomes), "passages": sum(o.passages for o in outcomes)},
+                {"files": len(stored), "passages": sum(o.passages for o in stored)},
             )
         self._report.files.extend(outcomes)
         self._batch = []
         self._emit("writing", None)
 
+    def _store_alone(self, conn: Any, prepared: _Prepared) -> FileOutcome:
+        """Store one file in its own savepoint: a row the vault refuses fails that file, not
+        the batch."""
+        try:
+            with self._in._vault.write() as inner:
+                return self._store(inner, prepared)
+        except RowRejected as exc:
+            planned = prepared.planned
+            message = f"{planned.path.name} could not be stored: {exc.reason}"
+            self._record_failure(conn, planned, message)
+            return FileOutcome(
+                str(planned.path), planned.action, "failed", error=message, size=planned.size
+            )
+
     def _store(self, conn: Any, prepared: _Prepared) -> FileOutcome:
         planned, document = prepared.planned, prepared.document
-        changed = planned.action == "changed" and planned.previous is not None
-        old_document = planned.previous["document_id"] if changed and planned.previous else None
+        # "retry": this version failed before, and the row still names the version it replaces.
+        replaces = planned.action in ("changed", "retry") and planned.previous is not None
+        old_document = planned.previous["document_id"] if replaces and planned.previous else None
         old_passages = _passages_of(conn, old_document) if old_document else []
         source = str(planned.path)
         in_folder_vault = planned.root is not None and planned.path.suffix.lower() in (
             ".md",
             ".markdown",
         )
+        document_attrs, attr_warnings = _document_attrs(document, planned, self._in._pack)
         written = self._in._writer.write(
             NewMemory(
                 "Document",
                 _title(document.title, planned.path),
-                attrs=_document_attrs(document, planned),
+                attrs=document_attrs,
                 scope=self._scope,
                 source=source,
             ),
@@ -247,7 +266,7 @@ class _Run:
         self._ask_if_repeated(conn, document_id, matched, len(prepared.passages))
         if old_document is not None:
             self._retire(conn, old_document, document_id, old_passages)
-        warnings = list(document.warnings)
+        warnings = list(document.warnings) + attr_warnings
         if not prepared.passages:
             warnings.append("no text was found in it")
         source_rows.put(
@@ -390,6 +409,12 @@ class _Run:
             return FileOutcome(
                 path, "duplicate", "duplicate", planned.same_as["document_id"], size=planned.size
             )
+        if planned.action == "other_scope" and planned.previous is not None:
+            message = (
+                f"{planned.path.name} is already kept in the scope {planned.previous['scope']!r}; "
+                "a file is kept in one scope. Copy it under another name to keep it in both."
+            )
+            return FileOutcome(path, "other_scope", "failed", error=message, size=planned.size)
         if planned.action == "unsupported":
             if planned.root is None:  # named on its own: the person expected it to be read
                 message = (
@@ -408,11 +433,7 @@ class _Run:
 
     def _fail(self, planned: PlannedFile, message: str) -> None:
         with self._in._vault.write() as conn:
-            # The old version of a changed file stays what the vault keeps for it.
-            keep = planned.previous["document_id"] if planned.previous else None
-            row = _row(planned, self._scope, "failed", None, message)
-            row["document_id"] = keep
-            source_rows.put(conn, row)
+            self._record_failure(conn, planned, message)
         self._report.files.append(
             FileOutcome(
                 str(planned.path), planned.action, "failed", error=message, size=planned.size
@@ -420,6 +441,14 @@ class _Run:
         )
         self._files_done += 1
         self._bytes_done += planned.size
+
+    def _record_failure(self, conn: Any, planned: PlannedFile, message: str) -> None:
+        # The old version of a changed file stays what the vault keeps for it.
+        previous = planned.previous
+        keep = previous["document_id"] if previous and previous["state"] != "duplicate" else None
+        row = _row(planned, self._scope, "failed", None, message)
+        row["document_id"] = keep
+        source_rows.put(conn, row)
 
     def _emit(self, stage: str, current: str | None) -> None:
         self._progress(
@@ -493,19 +522,39 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def _document_attrs(document: ExtractedDocument, planned: PlannedFile) -> dict[str, Any]:
+def _document_attrs(
+    document: ExtractedDocument, planned: PlannedFile, pack: Pack
+) -> tuple[dict[str, Any], list[str]]:
+    """The Document's attributes, and a warning for each value from the file (front matter,
+    PDF metadata) that does not fit the pack's attribute (``pages: 120-180``): it is left out."""
     attrs: dict[str, Any] = {
         "path": str(planned.path),
         "media_type": document.media_type,
         "sha256": planned.sha256,
     }
+    specs = pack.node_types["Document"].attrs
+    warnings: list[str] = []
     meta = document.metadata
     for key in ("pages", "duration_s", "language", "author"):
-        if isinstance(meta.get(key), int | float | str) and meta.get(key) not in ("", None):
-            attrs[key] = meta[key]
+        if key not in meta or key not in specs:
+            continue
+        value = meta[key]
+        if _fits(specs[key].kind, value):
+            attrs[key] = value.strip() if isinstance(value, str) else value
+        elif value not in (None, ""):
+            shown = str(value)[:40]
+            warnings.append(f"its {key} ({shown!r}) was left out: not a {specs[key].kind}")
     if document.tags:
         attrs["tags"] = list(document.tags)
-    return attrs
+    return attrs, warnings
+
+
+def _fits(kind: str, value: Any) -> bool:
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str) and bool(value.strip())
+    return False
 
 
 def _passage_attrs(passage: Passage) -> dict[str, Any]:

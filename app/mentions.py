@@ -31,25 +31,29 @@ from cairn.app.resolver import normalize
 MIN_SINGLE_WORD = 3
 MAX_NAME_WORDS = 8
 MAX_CANDIDATES = 10
-_WORD = re.compile(r"\w+")
+# A word, with inner apostrophes and ampersands kept, as in names: "O'Brien", "AT&T". Names
+# are normalised without them ("obrien"), and so is each word of a text.
+_WORD = re.compile(r"\w+(?:['’&]\w+)*")
 
+_POSSESSIVE = re.compile(r"['’]s$")
 _CAPITALISED = r"[A-Z][\w'’-]*"
-_NAME_WORDS = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
-_HONORIFIC = re.compile(rf"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sir|Dame)\.?\s+({_NAME_WORDS})")
+_GAP = r"[ \t]+"  # words of one name stand on one line
+_NAME_WORDS = rf"{_CAPITALISED}(?:{_GAP}{_CAPITALISED}){{0,3}}"
+_HONORIFIC = re.compile(rf"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sir|Dame)\.?{_GAP}({_NAME_WORDS})")
 _ORG_WORDS = (
     "Inc|Ltd|LLC|GmbH|AG|SA|Corp|Corporation|Company|Co|University|Institute|Foundation|Bank|"
-    "Association|Society|Agency|Council|Ministry|Department|College|School|Hospital|Group"
+    "Association|Society|Agency|Council|Ministry|Department|College|School|Hospital"
 )
 _ORGANISATION = re.compile(
-    rf"\b((?:{_CAPITALISED}\s+){{1,4}}(?:{_ORG_WORDS}))\b|\b((?:University|Bank|Ministry) of "
+    rf"\b((?:{_CAPITALISED}{_GAP}){{1,4}}(?:{_ORG_WORDS}))\b|\b((?:University|Bank|Ministry) of "
     rf"{_NAME_WORDS})"
 )
 _PLACE_WORDS = (
-    "Street|Road|Avenue|Lane|Square|River|Lake|Mountain|Mount|Park|Island|Bay|County|Province|"
-    "Airport|Station|Valley|Harbour|Harbor"
+    "Street|Road|Avenue|Lane|Square|River|Lake|Mountain|Island|Bay|County|Province|Airport|"
+    "Valley|Harbour|Harbor"
 )
 _PLACE = re.compile(
-    rf"\b((?:{_CAPITALISED}\s+){{1,3}}(?:{_PLACE_WORDS}))\b|\b(?:City|Town|Republic) of "
+    rf"\b((?:{_CAPITALISED}{_GAP}){{1,3}}(?:{_PLACE_WORDS}))\b|\b(?:City|Town|Republic) of "
     rf"({_NAME_WORDS})"
 )
 # Capitalised words that start a sentence or a heading are not names.
@@ -94,7 +98,8 @@ class MentionMatcher:
 
     def find(self, text: str) -> list[str]:
         """Ids of the entities ``text`` names, in order of first mention, each once."""
-        originals = _WORD.findall(text)
+        # "Ada Lovelace's notes" names Ada Lovelace: a possessive ending is not part of a name.
+        originals = [_POSSESSIVE.sub("", word) for word in _WORD.findall(text)]
         words = [normalize(word) for word in originals]
         found: dict[str, None] = {}
         at = 0
@@ -127,7 +132,9 @@ def candidates(text: str, known: MentionMatcher) -> list[Candidate]:
             while len(words) > 1 and words[0] in _NOT_NAMES:
                 words = words[1:]  # "The Open University" is "Open University"
             name = " ".join(words)
-            if len(words) > 1 and not known.find(name):
+            # "City of London" names London: the cue word vouches for a one-word name.
+            vouched = match.lastindex == 2 and entity_type == "Place"
+            if (len(words) > 1 or vouched) and not known.find(name):
                 counts[(name, entity_type)] += 1
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return [Candidate(name, kind, count) for (name, kind), count in ranked[:MAX_CANDIDATES]]

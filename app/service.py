@@ -94,10 +94,14 @@ class MemoryService:
             whisper_model_dir=str(whisper_model_dir) if whisper_model_dir else None,
         )
 
-    def sources(self, *, states: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """The files the vault keeps track of, with their state and, if they failed, why."""
+    def sources(
+        self, *, scopes: Sequence[str] | None = None, states: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The files the vault keeps track of in ``scopes`` (default: all), with their state
+        and, if they failed, why."""
+        chosen = self._scopes(scopes) if scopes is not None else self.scopes()
         with self.vault.read() as conn:
-            return source_rows.listed(conn, states=states)
+            return source_rows.listed(conn, states=states, scopes=chosen)
 
     def write(
         self,

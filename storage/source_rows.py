@@ -53,13 +53,13 @@ def by_paths(conn: Any, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def ingested_with_hash(conn: Any, sha256: str) -> dict[str, Any] | None:
-    """A file already kept with these exact bytes (a copy, or a file that moved)."""
+def ingested_with_hash(conn: Any, sha256: str, scope: str) -> dict[str, Any] | None:
+    """A file ``scope`` already keeps with these exact bytes (a copy, or a file that moved)."""
     found = conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM sources "
-        "WHERE sha256 = ? AND state = 'ingested' AND document_id IS NOT NULL "
+        "WHERE sha256 = ? AND scope = ? AND state = 'ingested' AND document_id IS NOT NULL "
         "ORDER BY first_seen, path LIMIT 1",
-        (sha256,),
+        (sha256, scope),
     ).fetchone()
     return None if found is None else _row(found)
 
@@ -77,12 +77,22 @@ def put(conn: Any, row: dict[str, Any]) -> None:
 
 
 def listed(
-    conn: Any, states: Iterable[str] | None = None, under: str | None = None
+    conn: Any,
+    states: Iterable[str] | None = None,
+    under: str | None = None,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Source rows in path order, optionally only those in ``states`` or below folder
-    ``under`` (a path prefix ending in the separator)."""
+    """Source rows in path order, optionally only those in ``states``, below folder ``under``
+    (a path prefix ending in the separator), or of ``scope`` / one of ``scopes``."""
     clauses: list[str] = []
     params: list[Any] = []
+    if scope is not None:
+        scopes = [scope]
+    if scopes is not None:
+        chosen = list(scopes)
+        clauses.append(f"scope IN ({placeholders(chosen)})")
+        params.extend(chosen)
     if states is not None:
         wanted = list(states)
         clauses.append(f"state IN ({placeholders(wanted)})")
