@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import ingest_line
+
 RESULTS = Path(__file__).resolve().parent / "results"
 MB = 1024 * 1024
 
@@ -47,6 +49,8 @@ def print_report(results: dict[str, Any]) -> None:
         _print_scales(results["scales"])
     if results.get("resolver"):
         _print_resolver(results["resolver"])
+    if results.get("ingest"):
+        ingest_line.print_line(results["ingest"])
     print(f"\nwhole run: {results['elapsed_s']:.0f} s; JSON: {results.get('json_path')}")
 
 

@@ -8,8 +8,11 @@
    (without the embedding time), memory, file size.
 4. Resolver lines (the same counts of entities, see ``bench.resolver_line``): name lookups and
    entity writes.
+5. The ingest line on the shared corpus (see ``bench.ingest_line``): PDF pages/s, OCR s/page,
+   transcription real-time factor, end-to-end passages/s.
 
-Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``. Vaults live
+Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``,
+``--skip-ingest``, ``--only-ingest`` (the ingest line alone). Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
 """
 
@@ -25,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench import build, corpus, realembed, report, resolver_line
+from bench import build, corpus, ingest_line, realembed, report, resolver_line
 from bench.embedders import RandomEmbedder
 from bench.measure import load_average, machine
 
@@ -41,6 +44,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--real-writes", type=int, default=300, help="writes with the model")
     parser.add_argument("--writes", type=int, default=100, help="single writes per scale")
     parser.add_argument("--queries", type=int, default=200, help="search queries per scale")
+    parser.add_argument("--skip-ingest", action="store_true", help="skip the ingest line")
+    parser.add_argument("--only-ingest", action="store_true", help="run the ingest line alone")
     return parser.parse_args(argv)
 
 
@@ -52,6 +57,7 @@ def scales_of(args: argparse.Namespace) -> list[int]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
+    scales = [] if args.only_ingest else scales_of(args)
     started = time.perf_counter()
     texts = corpus.load()
     results: dict[str, Any] = {
@@ -63,12 +69,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as folder:
         root = Path(folder)
-        if not args.skip_real:
+        if not (args.skip_real or args.only_ingest):
             results["real"] = real_lines(root, texts, args.real_writes)
-        for count in scales_of(args):
+        if not args.skip_ingest:
+            results["ingest"] = ingest_line.line(root)
+        for count in scales:
             results["scales"][str(count)] = scale_line(root, texts, count, args)
         results["resolver"] = {}
-        for count in scales_of(args):
+        for count in scales:
             _say(f"resolver at {count:,} entities: building and measuring")
             results["resolver"][str(count)] = resolver_line.line(root, count)
     results["load_average_at_end"] = load_average()
