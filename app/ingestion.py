@@ -38,6 +38,7 @@ from cairn.app.ingest_report import (
     ProgressSink,
 )
 from cairn.app.packs import Pack
+from cairn.app.text import searchable_text
 from cairn.app.writer import NewMemory, Writer
 from cairn.ingest.chunking import Passage, chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
@@ -56,10 +57,17 @@ REPEATED_SHARE = 0.6
 
 @dataclass
 class _Prepared:
+    """A file read and embedded, waiting for its batch: everything slow is done before the
+    write lock is taken."""
+
     planned: PlannedFile
     document: ExtractedDocument
+    title: str
+    attrs: dict[str, Any]
+    attr_warnings: list[str]
     passages: list[Passage]
-    vectors: Any
+    vectors: list[Any]  # the Document's first, then one per passage
+    candidates: list[tuple[mentions.Candidate, Any]]  # new names the text introduces
 
 
 class Ingestor:
@@ -167,10 +175,8 @@ class _Run:
             except ExtractionError as exc:
                 self._fail(planned, str(exc))
                 continue
-            passages = chunk(document.segments)
             self._emit("embedding", str(planned.path))
-            vectors = self._embed(passages)
-            self._batch.append(_Prepared(planned, document, passages, vectors))
+            self._batch.append(self._prepare(planned, document))
             self._files_done += 1  # read; its batch commits below
             self._bytes_done += planned.size
             if (
@@ -188,19 +194,47 @@ class _Run:
 
     # -- stages -------------------------------------------------------------------------------
 
-    def _embed(self, passages: list[Passage]) -> Any:
+    def _prepare(self, planned: PlannedFile, document: ExtractedDocument) -> _Prepared:
+        """Chunk, and embed in one call the Document, its passages and the names of the new
+        entities it introduces."""
+        if self._matcher is None:
+            with self._in._vault.read() as conn:
+                self._matcher = mentions.MentionMatcher(names.mentionable(conn, [self._scope]))
+        passages = chunk(document.segments)
+        title = _title(document.title, planned.path)
+        attrs, attr_warnings = _document_attrs(document, planned, self._in._pack)
+        found = [
+            c
+            for c in mentions.candidates(document.text, self._matcher)
+            if c.type in self._in._pack.node_types
+        ]
+        # The texts the writer would embed: the Document's searchable text, each passage's.
+        texts = [searchable_text(title, "", attrs)]
+        texts += [
+            searchable_text(_passage_title(title, p), p.text, _passage_attrs(p)) for p in passages
+        ]
+        texts += [c.name for c in found]
         embedder = self._in._space.embedder
-        if embedder is None or not passages:
-            return [None] * len(passages)
-        return list(embedder.embed([p.text for p in passages]))
+        vectors: list[Any] = [None] * len(texts)
+        if embedder is not None:
+            vectors = list(embedder.embed(texts))
+        named = vectors[len(texts) - len(found) :]
+        return _Prepared(
+            planned,
+            document,
+            title,
+            attrs,
+            attr_warnings,
+            passages,
+            vectors[: len(texts) - len(found)],
+            list(zip(found, named, strict=True)),
+        )
 
     def _flush(self) -> None:
         if not self._batch:
             return
         self._emit("writing", None)
         with self._in._vault.write() as conn:
-            if self._matcher is None:
-                self._matcher = mentions.MentionMatcher(names.mentionable(conn, [self._scope]))
             outcomes = [self._store_alone(conn, prepared) for prepared in self._batch]
             stored = [o for o in outcomes if o.state != "failed"]
             receipts.append(
@@ -237,16 +271,12 @@ class _Run:
             ".md",
             ".markdown",
         )
-        document_attrs, attr_warnings = _document_attrs(document, planned, self._in._pack)
         written = self._in._writer.write(
             NewMemory(
-                "Document",
-                _title(document.title, planned.path),
-                attrs=document_attrs,
-                scope=self._scope,
-                source=source,
+                "Document", prepared.title, attrs=prepared.attrs, scope=self._scope, source=source
             ),
             dedup=False,
+            vector=prepared.vectors[0],
             # A note in a folder links to the folder's notes: the linking stage resolves those.
             links=() if in_folder_vault else document.links,
         )
@@ -254,19 +284,19 @@ class _Run:
         document_id = written.node.id
         self._report.stubs += len(written.stubs_created)
         self._report.links += len(written.links)
-        self._new_entities(document)
+        self._new_entities(prepared.candidates)
         keep_whole = frozenset(old_passages)
         matched: list[str] = []
-        for passage, vector in zip(prepared.passages, prepared.vectors, strict=True):
+        for passage, vector in zip(prepared.passages, prepared.vectors[1:], strict=True):
             match = self._store_passage(
-                conn, document, passage, vector, document_id, source, keep_whole
+                conn, prepared.title, passage, vector, document_id, source, keep_whole
             )
             if match is not None:
                 matched.append(match)
         self._ask_if_repeated(conn, document_id, matched, len(prepared.passages))
         if old_document is not None:
             self._retire(conn, old_document, document_id, old_passages)
-        warnings = list(document.warnings) + attr_warnings
+        warnings = list(document.warnings) + prepared.attr_warnings
         if not prepared.passages:
             warnings.append("no text was found in it")
         source_rows.put(
@@ -300,7 +330,7 @@ class _Run:
     def _store_passage(
         self,
         conn: Any,
-        document: ExtractedDocument,
+        title: str,
         passage: Passage,
         vector: Any,
         document_id: str,
@@ -312,7 +342,7 @@ class _Run:
         result = self._in._writer.write(
             NewMemory(
                 "Passage",
-                _passage_title(document.title, passage),
+                _passage_title(title, passage),
                 passage.text,
                 attrs=_passage_attrs(passage),
                 scope=self._scope,
@@ -364,15 +394,15 @@ class _Run:
         )
         self._report.pending_review += 1
 
-    def _new_entities(self, document: ExtractedDocument) -> None:
+    def _new_entities(self, found: list[tuple[mentions.Candidate, Any]]) -> None:
         """Stubs for the people, organisations and places the document seems to introduce
-        (see ``mentions``), so its passages can mention them and the person can review them."""
+        (see ``mentions``), so its passages can mention them and the person can review them.
+        A name an earlier file of the batch introduced resolves to that stub."""
         assert self._matcher is not None
-        for candidate in mentions.candidates(document.text, self._matcher):
-            if candidate.type not in self._in._pack.node_types:
-                continue
+        for candidate, vector in found:
             stub = self._in._writer.write(
                 NewMemory(candidate.type, candidate.name, scope=self._scope, status="stub"),
+                vector=vector,
                 links=(),
                 tags=(),
             )
