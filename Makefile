@@ -38,9 +38,9 @@ format: $(STAMP)
 
 typecheck: $(STAMP)
 	mkdir -p $(TYPECHECK_ROOT)/cairn
-	for pkg in app storage ingest; do ln -sfn $(CURDIR)/$$pkg $(TYPECHECK_ROOT)/cairn/$$pkg; done
+	for pkg in app storage ingest ui; do ln -sfn $(CURDIR)/$$pkg $(TYPECHECK_ROOT)/cairn/$$pkg; done
 	cd $(TYPECHECK_ROOT) && MYPYPATH=. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
-		-p cairn.app -p cairn.storage -p cairn.ingest
+		-p cairn.app -p cairn.storage -p cairn.ingest -p cairn.ui
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest

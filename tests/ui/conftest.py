@@ -1,0 +1,30 @@
+"""Qt tests run offscreen; a Qt warning fails the test (pytest-qt's qt_log_level_fail)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cairn.app import compose
+from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.service import MemoryService
+from cairn.ui.session import Session
+from tests.conftest import PASSPHRASE
+
+
+@pytest.fixture
+def open_session(qtbot: object, tmp_path: Path, embedder: MiniLMEmbedder) -> Iterator[Session]:
+    """A session on a new vault in tmp_path, unlocked (the real vault and embedder)."""
+    session = Session()
+    service: MemoryService = compose.create_vault(
+        tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder
+    )
+    session.service, session.path = service, tmp_path / "vault.cairn"
+    yield session
+    session.lock()
