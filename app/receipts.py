@@ -31,6 +31,7 @@ KINDS = frozenset(
         "rekey",
         "reindex",
         "ingest",
+        "forget",
     }
 )
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.app import briefing, graph, receipts, retrieval
+from cairn.app import briefing, forgetting, graph, receipts, retrieval
 from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
@@ -175,6 +175,11 @@ class MemoryService:
     def archive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
         """Hide a memory from default reads; reversible with ``unarchive``."""
         return self._writer.set_status(node_id, "archived", self._scopes(scopes), "archive")
+
+    def forget(self, node_id: str, *, scopes: Sequence[str]) -> dict[str, Any]:
+        """Delete a memory for good (a Document with its passages): the only deletion, always
+        the person's explicit act. Returns how many nodes went; the receipt holds no text."""
+        return forgetting.forget(self.vault, self._space, node_id, self._scopes(scopes))
 
     def unarchive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
         return self._writer.set_status(

@@ -115,6 +115,12 @@ class Vault:
             self._key.wipe()
             self._closed = True
 
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the file and empty it, so pages a forget overwrote
+        leave no older copy behind in the log."""
+        with self._write_lock, contextlib.suppress(connection.DriverError):
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     @property
     def closed(self) -> bool:
         return self._closed

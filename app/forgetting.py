@@ -1,0 +1,40 @@
+"""Forget: the one act that deletes (invariant I6). The person asks for it explicitly; the
+memory, and for a Document its passages, go with their edges, vectors, full-text and name
+entries, addenda, review items and log lines. SQLite's secure_delete overwrites the freed pages,
+full-text deletes purge the index (FTS5 secure-delete), and the write-ahead log is folded back
+and emptied afterwards. A content-free receipt (a count) records that something was forgotten.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.app import receipts
+from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.errors import NodeNotFound
+from cairn.storage import forget_rows, graph_rows
+from cairn.storage.vault import Vault
+
+
+def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str]) -> dict[str, Any]:
+    with vault.write() as conn:
+        rows = graph_rows.nodes_by_ids(conn, [node_id], scopes)
+        if not rows:
+            raise NodeNotFound(node_id)
+        doomed = [rows[0]]
+        if rows[0]["type"] == "Document":
+            parts = [
+                e["src"]
+                for e in graph_rows.edges_of(conn, node_id, "part_of")
+                if e["dst"] == node_id
+            ]
+            doomed += graph_rows.nodes_by_ids(conn, parts, scopes) if parts else []
+        ids = [row["id"] for row in doomed]
+        forget_rows.purge_full_text(conn)
+        forget_rows.remove_traces(conn, ids)
+        for row in doomed:
+            graph_rows.delete_node(conn, row["id"])
+            space.removed(row["seq"])
+        receipts.append(conn, "forget", {"nodes": len(ids)})
+    vault.checkpoint()
+    return {"forgotten": len(ids), "title": rows[0]["title"]}

@@ -1,0 +1,31 @@
+"""What must go with a forgotten memory beyond its own row (whose edges, vector, names, addenda
+and merged ids cascade, and whose full-text entry a trigger removes): the review items and dedup
+log lines naming it (they hold no foreign key: they outlive merges), the inbox capture it was
+promoted from (the capture holds its text), and the source row of a forgotten file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cairn.storage.connection import placeholders
+
+
+def remove_traces(conn: Any, ids: Sequence[str]) -> None:
+    marks = placeholders(ids)
+    conn.execute(
+        f"DELETE FROM review_items WHERE node_id IN ({marks}) OR other_id IN ({marks})",
+        (*ids, *ids),
+    )
+    conn.execute(
+        f"DELETE FROM dedup_log WHERE node_id IN ({marks}) OR candidate_id IN ({marks})",
+        (*ids, *ids),
+    )
+    conn.execute(f"DELETE FROM inbox WHERE node_id IN ({marks})", tuple(ids))
+    conn.execute(f"DELETE FROM sources WHERE document_id IN ({marks})", tuple(ids))
+
+
+def purge_full_text(conn: Any) -> None:
+    """Make full-text deletes remove a row's words from the index itself, not only mark them
+    deleted until a later merge (FTS5 'secure-delete', SQLite 3.42+). Kept by the index."""
+    conn.execute("INSERT INTO search_index(search_index, rank) VALUES ('secure-delete', 1)")
