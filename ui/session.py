@@ -7,6 +7,7 @@ show. Locking closes the service, which closes the connections and drops the key
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -18,6 +19,7 @@ from cairn.ui.workers import Task, run_in_worker
 
 class Session(QObject):
     unlocked = Signal(object)  # the MemoryService
+    about_to_lock = Signal()  # work in flight should stop: the service closes next
     locked = Signal()
     failed = Signal(str)  # opening or creating failed: the sentence to show
     changed = Signal()  # memories were written (a panel may refresh its counts)
@@ -39,19 +41,19 @@ class Session(QObject):
         return self._start(compose.create_vault, path, passphrase)
 
     def lock(self) -> None:
+        """Close the service: its connections close and the key is wiped. A write in flight
+        (an ingest batch) finishes its transaction first; the vault waits for it."""
+        if self.service is None:
+            return
+        self.about_to_lock.emit()
         service, self.service = self.service, None
-        if service is not None:
-            service.close()
-            self.locked.emit()
+        service.close()
+        self.locked.emit()
 
-    def _start(self, opener: object, path: Path, passphrase: str) -> Task:
-        task = run_in_worker(opener, path, passphrase)  # type: ignore[arg-type]
-
+    def _start(self, opener: Callable[..., MemoryService], path: Path, passphrase: str) -> Task:
         def opened(service: MemoryService) -> None:
             self.lock()
             self.service, self.path = service, path
             self.unlocked.emit(service)
 
-        task.signals.done.connect(opened)
-        task.signals.failed.connect(self.failed.emit)
-        return task
+        return run_in_worker(opener, path, passphrase, on_done=opened, on_failed=self.failed.emit)

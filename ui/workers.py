@@ -2,13 +2,13 @@
 opening a vault, ingest, layout) runs in a worker, and its result, progress and error come back
 to the UI thread as Qt signals.
 
-    task = run_in_worker(service.search, "query", scopes=[...])
-    task.signals.done.connect(show_results)
-    task.signals.failed.connect(window.show_error)
+    run_in_worker(service.search, "query", scopes=[...],
+                  on_done=show_results, on_failed=window.show_error)
 
 ``failed`` carries a sentence a person can act on: Cairn's own errors already are one; anything
 else (a bug) is reported as such with its type, never swallowed. A task that reports progress
-takes a ``progress`` callable as a keyword argument (see ``run_in_worker(..., with_progress=)``).
+takes a ``progress`` callable as a keyword argument (see ``on_progress``). A widget's own calls
+go through ``owned_calls.call_in_worker``, which drops the answer if the widget is gone.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from cairn.storage.errors import CairnError
+from cairn.app.errors import CairnError
 
 
 class TaskSignals(QObject):
@@ -67,15 +67,26 @@ _running: set[Task] = set()
 def run_in_worker(
     fn: Callable[..., Any],
     *args: Any,
+    on_done: Callable[[Any], None] | None = None,
+    on_failed: Callable[[str], None] | None = None,
+    on_progress: Callable[[Any], None] | None = None,
     with_progress: bool = False,
     pool: QThreadPool | None = None,
     **kwargs: Any,
 ) -> Task:
-    """Start ``fn(*args, **kwargs)`` on a pool thread. With ``with_progress``, ``fn`` gets a
-    ``progress=`` keyword: a callable whose argument reaches ``task.signals.progress``."""
+    """Start ``fn(*args, **kwargs)`` on a pool thread. The handlers are connected before the
+    work starts: a call that takes a millisecond would otherwise finish before anyone listened.
+    With ``on_progress`` (or ``with_progress``), ``fn`` gets a ``progress=`` keyword: a
+    callable whose argument reaches ``on_progress`` on the UI thread."""
     task = Task(fn, args, kwargs)
-    if with_progress:
+    if with_progress or on_progress is not None:
         task.kwargs["progress"] = task.signals.progress.emit
+    if on_done is not None:
+        task.signals.done.connect(on_done)
+    if on_failed is not None:
+        task.signals.failed.connect(on_failed)
+    if on_progress is not None:
+        task.signals.progress.connect(on_progress)
     _running.add(task)
     task.signals.finished.connect(lambda: _running.discard(task))
     (pool or QThreadPool.globalInstance()).start(task)
