@@ -211,6 +211,9 @@ class Vault:
                 self._gate.notify_all()
 
     def _reader(self) -> Any:
+        # Registers a thread Python did not start (a Qt pool thread) so that it is listed as
+        # alive below; unlisted, its connection would be closed under it by another thread.
+        threading.current_thread()
         ident = threading.get_ident()
         with self._readers_lock:
             conn = self._readers.get(ident)
