@@ -608,3 +608,32 @@ def test_integrity_problems_is_empty_after_writes(service: MemoryService) -> Non
     service.inbox_capture("call Ann")
     assert service.vault.integrity_problems() == []
     assert service.verify().ok
+
+
+def test_a_thread_python_did_not_start_keeps_its_reader(vault: Vault) -> None:
+    """A thread started outside the threading module (as Qt's pool threads are) holds its read
+    connection while another thread opens its own; it used to be closed under it."""
+    import _thread
+    import threading
+
+    inside, go_on, finished = threading.Event(), threading.Event(), threading.Event()
+    outcome: list[object] = []
+
+    def foreign() -> None:
+        try:
+            with vault.read() as conn:
+                inside.set()
+                go_on.wait(10)
+                outcome.append(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+        except BaseException as error:  # noqa: BLE001 - reported below
+            outcome.append(error)
+        finally:
+            finished.set()
+
+    _thread.start_new_thread(foreign, ())
+    assert inside.wait(10)
+    with vault.read() as conn:  # this thread's first read prunes the readers of dead threads
+        conn.execute("SELECT 1").fetchone()
+    go_on.set()
+    assert finished.wait(10)
+    assert outcome == [0]
