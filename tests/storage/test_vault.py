@@ -625,7 +625,7 @@ def test_a_thread_python_did_not_start_keeps_its_reader(vault: Vault) -> None:
                 inside.set()
                 go_on.wait(10)
                 outcome.append(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
-        except BaseException as error:  # noqa: BLE001 - reported below
+        except BaseException as error:
             outcome.append(error)
         finally:
             finished.set()
