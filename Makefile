@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # install resolves them with an import hook that mypy does not run.
 TYPECHECK_ROOT := build/typecheck
 
-.PHONY: run test check lint typecheck pytest bench bench-quality format install clean
+.PHONY: run test check lint typecheck pytest bench bench-quality screenshots format install clean
 
 install: $(STAMP)
 
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/boots
 	touch $@
 
 run: $(STAMP)
-	$(BIN)/cairn demo
+	$(BIN)/cairn-desktop
 
 test: check pytest
 
@@ -47,6 +47,10 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+# Each main view of the window as a PNG for the README, drawn on a virtual screen (Xvfb).
+screenshots: $(STAMP)
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m cairn.ui.screenshots docs/screenshots
 
 # nDCG@10, MAP and Recall@100 on the Vaswani collection, for lexical, vector, hybrid and graph;
 # then the dedup gate's confusion table on the labelled pairs.

@@ -1,18 +1,57 @@
-"""Entry point of ``cairn-desktop``.
+"""Entry point of ``cairn-desktop``: the Qt application and its one window.
 
-The PySide6 window is built on top of the engine in a later step; until then this entry point
-tells the user how to reach their vault with the command line instead of failing obscurely.
+The style and palette are the platform's (Fusion on most Linux desktops, the native style on
+macOS and Windows), light or dark as the desktop is set; nothing in the window hard-codes a
+colour, so it follows a change of scheme while it runs. ``freeze_support`` comes first because
+ingest starts a worker process with the spawn method, which re-runs this entry point in a
+frozen (packaged) build.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import signal
 import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from cairn.ui import ui_thread_gc
+from cairn.ui.main_window import MainWindow
+
+APPLICATION_NAME = "Cairn"
+ORGANISATION_NAME = "Cairn"
+SIGNAL_POLL_MS = 250
 
 
-def main() -> int:
-    print(
-        "The Cairn window is not part of this version yet. Use the command line: "
-        "`cairn --help` (try `cairn demo`).",
-        file=sys.stderr,
-    )
-    return 1
+def main(argv: list[str] | None = None) -> int:
+    multiprocessing.freeze_support()
+    args = sys.argv if argv is None else argv
+    app = QApplication.instance() or QApplication(args)
+    assert isinstance(app, QApplication)
+    app.setApplicationName(APPLICATION_NAME)
+    app.setApplicationDisplayName(APPLICATION_NAME)
+    app.setOrganizationName(ORGANISATION_NAME)
+    app.setDesktopFileName("cairn-desktop")
+    ui_thread_gc.install(app)  # before any worker starts: see that module
+
+    window = MainWindow()
+    # `cairn-desktop PATH` preselects that vault on the unlock screen.
+    if len(args) > 1 and not window.session.is_open:
+        window.unlock_screen.show_open(Path(args[1]).expanduser())
+
+    # Ctrl+C in the terminal closes the window properly (and with it the vault). Qt's event
+    # loop gives Python no chance to run its signal handler unless some Python code runs now
+    # and then: the timer is that chance.
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)
+    ticker.start(SIGNAL_POLL_MS)
+
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

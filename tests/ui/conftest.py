@@ -14,8 +14,16 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedder import MiniLMEmbedder
 from cairn.app.service import MemoryService
+from cairn.ui import ui_thread_gc
 from cairn.ui.session import Session
 from tests.conftest import PASSPHRASE
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_ui_thread(qapp: object) -> None:
+    """As the window does (see cairn.ui.ui_thread_gc): a collection on a worker thread can
+    meet a widget being destroyed and crash Qt."""
+    ui_thread_gc.install(qapp)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -18,7 +17,6 @@ from cairn.ui.session import Session
 from tests.app.ingest_files import pdf_bytes
 
 WAIT_MS = 5000
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def service_of(session: Session) -> Any:

@@ -15,7 +15,6 @@ from cairn.ui.session import Session
 
 WAIT_MS = 5000
 # The offscreen platform says this of every window shown; it is about the platform, not Cairn.
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 def seed(session: Session) -> dict[str, str]:

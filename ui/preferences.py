@@ -1,0 +1,111 @@
+"""Machine preferences of the window: recent vaults, auto-lock, OCR languages, the Whisper
+folder, window geometry. They belong to this computer, not to a vault (a vault's own settings,
+like the dedup bands, live inside the vault and come from ``MemoryService.settings``).
+
+Only paths, numbers and window layout are stored here, never the text of a memory: the file is
+plain. It is an INI file in the platform's config folder (``~/.config/cairn`` on Linux), found
+through platformdirs on every construction rather than through QSettings' own search path,
+which Qt computes once per process: that way a test that points ``XDG_CONFIG_HOME`` at a temp
+folder really gets a fresh file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from PySide6.QtCore import QByteArray, QSettings
+
+CONFIG_APP_NAME = "cairn"
+RECENT_VAULT_LIMIT = 8
+DEFAULT_AUTOLOCK_MINUTES = 10
+DEFAULT_OCR_LANGUAGES = ("eng",)
+
+
+class Preferences:
+    def __init__(self, path: Path | None = None) -> None:
+        if path is None:
+            path = Path(platformdirs.user_config_dir(CONFIG_APP_NAME)) / "desktop.ini"
+        self.path = path
+        self._settings = QSettings(str(path), QSettings.Format.IniFormat)
+
+    def sync(self) -> None:
+        self._settings.sync()
+
+    # -- vaults -------------------------------------------------------------------------------
+
+    def recent_vaults(self) -> list[str]:
+        """Vaults opened or created on this machine, the most recent first."""
+        value = self._settings.value("vaults/recent", [])
+        if isinstance(value, str):  # QSettings hands back a one-item list as a plain string
+            value = [value]
+        if not isinstance(value, list):
+            return []
+        return [str(item) for item in value if item]
+
+    def add_recent_vault(self, path: Path | str) -> None:
+        name = str(path)
+        recent = [name] + [item for item in self.recent_vaults() if item != name]
+        self._settings.setValue("vaults/recent", recent[:RECENT_VAULT_LIMIT])
+        self._settings.sync()
+
+    def forget_recent_vault(self, path: Path | str) -> None:
+        recent = [item for item in self.recent_vaults() if item != str(path)]
+        self._settings.setValue("vaults/recent", recent)
+        self._settings.sync()
+
+    def last_vault(self) -> str | None:
+        recent = self.recent_vaults()
+        return recent[0] if recent else None
+
+    # -- auto-lock ----------------------------------------------------------------------------
+
+    def autolock_minutes(self) -> int:
+        """Idle minutes before the vault locks itself; 0 means never."""
+        return _int(self._settings.value("security/autolock_minutes"), DEFAULT_AUTOLOCK_MINUTES)
+
+    def set_autolock_minutes(self, minutes: int) -> None:
+        self._settings.setValue("security/autolock_minutes", max(0, int(minutes)))
+        self._settings.sync()
+
+    # -- reading files ------------------------------------------------------------------------
+
+    def ocr_languages(self) -> list[str]:
+        """Tesseract language codes for scanned pages, e.g. ``["eng", "deu"]``."""
+        value = self._settings.value("ingest/ocr_languages", "+".join(DEFAULT_OCR_LANGUAGES))
+        codes = [code.strip() for code in str(value).split("+") if code.strip()]
+        return codes or list(DEFAULT_OCR_LANGUAGES)
+
+    def set_ocr_languages(self, codes: list[str]) -> None:
+        chosen = [code for code in codes if code] or list(DEFAULT_OCR_LANGUAGES)
+        self._settings.setValue("ingest/ocr_languages", "+".join(chosen))
+        self._settings.sync()
+
+    def whisper_model_dir(self) -> str | None:
+        """A Whisper model folder (CTranslate2 format) chosen instead of the bundled one."""
+        value = self._settings.value("ingest/whisper_model_dir", "")
+        return str(value) if value else None
+
+    def set_whisper_model_dir(self, folder: str | None) -> None:
+        self._settings.setValue("ingest/whisper_model_dir", folder or "")
+        self._settings.sync()
+
+    # -- window layout ------------------------------------------------------------------------
+
+    def layout(self, name: str) -> QByteArray | None:
+        """A saved geometry or state blob (``window``, ``docks``, ``splitter``)."""
+        value = self._settings.value(f"layout/{name}")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def set_layout(self, name: str, blob: QByteArray) -> None:
+        self._settings.setValue(f"layout/{name}", blob)
+
+    def save_layout(self) -> None:
+        self._settings.sync()
+
+
+def _int(value: object, default: int) -> int:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return default
