@@ -176,6 +176,26 @@ class MemoryService:
         """Hide a memory from default reads; reversible with ``unarchive``."""
         return self._writer.set_status(node_id, "archived", self._scopes(scopes), "archive")
 
+    def list_memories(
+        self,
+        *,
+        scopes: Sequence[str],
+        types: Sequence[str] | None = None,
+        statuses: Sequence[str] = ("active", "stub"),
+        limit: int = 50,
+    ) -> list[Node]:
+        """The newest memories of ``types`` (any type if None) in ``statuses``: what a library
+        shelf shows before a word is typed. ``limit`` is at most 500."""
+        if not 1 <= limit <= 500:
+            raise InvalidRequest("limit must be between 1 and 500.")
+        unknown = [s for s in statuses if s not in ALL_STATUSES]
+        if unknown:
+            raise InvalidRequest(f"Unknown status {unknown[0]!r}.")
+        chosen = self._scopes(scopes)
+        with self.vault.read() as conn:
+            rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
+        return [Node.from_row(row) for row in rows]
+
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> dict[str, Any]:
         """Delete a memory for good (a Document with its passages): the only deletion, always
         the person's explicit act. Returns how many nodes went; the receipt holds no text."""

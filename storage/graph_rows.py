@@ -249,6 +249,30 @@ def recent(
     ]
 
 
+def newest(
+    conn: Any,
+    scopes: Sequence[str],
+    statuses: Sequence[str],
+    types: Sequence[str] | None,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """The newest nodes in ``statuses`` (of ``types``, if given), newest first."""
+    if not scopes or not statuses:
+        return []
+    where = f"status IN ({placeholders(statuses)}) AND scope IN ({placeholders(scopes)})"
+    params: list[Any] = [*statuses, *scopes]
+    if types is not None:
+        where += f" AND type IN ({placeholders(types)})"
+        params += list(types)
+    return [
+        dict(row)
+        for row in conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM nodes WHERE {where} ORDER BY seq DESC LIMIT ?",
+            (*params, limit),
+        )
+    ]
+
+
 def stubs_by_degree(
     conn: Any, scopes: Sequence[str], min_degree: int, limit: int
 ) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cairn.app.models import Node
 from cairn.app.service import MemoryService
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.results_model import (
@@ -35,7 +36,6 @@ from cairn.ui.results_model import (
     row_from_hit,
     row_from_inbox,
     row_from_review,
-    row_from_source,
     type_plural,
 )
 from cairn.ui.session import Session
@@ -99,37 +99,26 @@ def fetch_listing(service: MemoryService, query: str, wanted: dict[str, Any]) ->
 
 
 def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str | None) -> Listing:
-    """An empty query: the newest memories of the chosen kind, where the service lists them.
-    The counts (``stats``) are read only when there is nothing to list, to word why."""
+    """An empty query: the newest memories of the chosen kind."""
     if kind == "archive":
-        archived = service.stats(scopes=scopes)["nodes_by_status"].get("archived", 0)
-        empty = (
-            "Type a word to search your archived memories; archived memories are hidden from "
-            "ordinary search."
-            if archived
-            else "Nothing is archived. Archiving hides a memory from search without deleting it."
-        )
-        return Listing("", [], "", empty)
-    if kind == "type" and type_name == "Document":
-        sources = service.sources(scopes=scopes, states=["ingested"])
-        sources.sort(key=lambda s: str(s.get("updated_at") or ""), reverse=True)
-        rows = [row_from_source(s) for s in sources[:RESULT_LIMIT] if s.get("document_id")]
-        return Listing("", rows, "Your newest files", "No files yet: drop files here.")
-    recent = service.briefing(scopes=scopes).recent
+        archived = service.list_memories(scopes=scopes, statuses=["archived"], limit=RESULT_LIMIT)
+        rows = [row_from_node(node) for node in archived]
+        empty = "Nothing is archived. Archiving hides a memory from search without deleting it."
+        return Listing("", rows, "Archived memories, newest first", empty)
     if kind == "type":
         plural = type_plural(str(type_name)).lower()
-        rows = [row_from_brief(r) for r in recent if r["type"] == type_name]
-        if rows:
-            return Listing("", rows, f"Your newest {plural}")
-        if service.stats(scopes=scopes)["nodes_by_type"].get(type_name, 0) == 0:
-            return Listing("", [], "", f"No {plural} yet.")
-        return Listing("", [], "", f"Type a word to search your {plural}.")
-    rows = [row_from_brief(r) for r in recent]
-    if rows:
-        return Listing("", rows, "Your newest memories")
-    if not service.stats(scopes=scopes)["nodes_by_type"]:
-        return Listing("", [], "", NOTHING_YET)
-    return Listing("", [], "", "Type a word to search your memories.")
+        nodes = service.list_memories(scopes=scopes, types=[str(type_name)], limit=RESULT_LIMIT)
+        rows = [row_from_node(node) for node in nodes]
+        return Listing("", rows, f"Your newest {plural}", f"No {plural} yet.")
+    newest = service.list_memories(scopes=scopes, limit=RESULT_LIMIT)
+    rows = [row_from_node(node) for node in newest]
+    return Listing("", rows, "Your newest memories", NOTHING_YET)
+
+
+def row_from_node(node: Node) -> ResultRow:
+    return row_from_brief(
+        {"id": node.id, "type": node.type, "title": node.title, "recorded_at": node.recorded_at}
+    )
 
 
 def _inbox(service: MemoryService, scopes: list[str], query: str) -> Listing:
