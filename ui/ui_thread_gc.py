@@ -18,7 +18,9 @@ import gc
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
-CHECK_INTERVAL_MS = 500
+# Often enough that each collection has little to look at: with automatic collection off, a
+# busy worker (an ingest) would otherwise pile up a young generation that takes long to scan.
+CHECK_INTERVAL_MS = 100
 _installed: list[UiThreadGarbageCollector] = []
 
 
@@ -41,10 +43,16 @@ class UiThreadGarbageCollector(QObject):
                 gc.collect(1)
                 if old > self.thresholds[2]:
                     gc.collect(2)
+                    # What survived a full collection is long-lived (modules, the window, the
+                    # vault's caches): set it aside, so later full collections on the UI thread
+                    # scan only what is new and stay short.
+                    gc.freeze()
 
 
 def install(app: QCoreApplication) -> UiThreadGarbageCollector:
     """Turn automatic collection off and collect on ``app``'s thread from now on (once)."""
     if not _installed:
+        gc.collect()
+        gc.freeze()  # what exists at start lives as long as the app: never scan it again
         _installed.append(UiThreadGarbageCollector(app))
     return _installed[0]
