@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.app import briefing, forgetting, graph, receipts, retrieval
+from cairn.app import briefing, forgetting, graph, graph_data, receipts, retrieval
 from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
@@ -385,6 +385,55 @@ class MemoryService:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- graph view ---------------------------------------------------------------------------
+
+    def graph_ego(
+        self,
+        node_id: str,
+        *,
+        scopes: Sequence[str],
+        depth: int = graph_data.EGO_DEPTH,
+        node_types: Sequence[str] | None = None,
+        edge_layers: Sequence[str] | None = None,
+        expanded: Sequence[str] = (),
+    ) -> graph_data.ViewGraph:
+        """A memory and what it reaches in ``depth`` steps, plus the neighbours of each of
+        ``expanded``, laid out (positions cached in the vault). ``None``: every type/layer."""
+        chosen = _graph_filter(node_types, edge_layers, linked_only=False)
+        return graph_data.ego(
+            self.vault,
+            self.pack,
+            node_id,
+            self._scopes(scopes),
+            chosen,
+            depth=depth,
+            expanded=expanded,
+        )
+
+    def graph_overview(
+        self,
+        *,
+        scopes: Sequence[str],
+        node_types: Sequence[str] | None = None,
+        edge_layers: Sequence[str] | None = None,
+        linked_only: bool = False,
+        cap: int = graph_data.OVERVIEW_NODE_CAP,
+    ) -> graph_data.ViewGraph | graph_data.TooManyNodes:
+        """Every visible memory the filters keep, laid out and coloured by community; above
+        ``cap`` memories, how many there are instead (never a silent sample)."""
+        chosen = _graph_filter(node_types, edge_layers, linked_only=linked_only)
+        return graph_data.overview(self.vault, self.pack, self._scopes(scopes), chosen, cap=cap)
+
+
+def _graph_filter(
+    node_types: Sequence[str] | None, edge_layers: Sequence[str] | None, *, linked_only: bool
+) -> graph_data.GraphFilter:
+    return graph_data.GraphFilter(
+        tuple(node_types) if node_types is not None else None,
+        tuple(edge_layers) if edge_layers is not None else None,
+        linked_only,
+    )
 
 
 def _listed(scopes: Sequence[str]) -> list[str]:

@@ -12,7 +12,8 @@
    transcription real-time factor, end-to-end passages/s.
 
 Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``,
-``--skip-ingest``, ``--only-ingest`` (the ingest line alone). Vaults live
+``--skip-ingest``, ``--only-ingest`` (the ingest line alone), ``--only-graph`` (the graph view
+line alone, see ``bench.graph_line``; it also runs in a full run). Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
 """
 
@@ -28,7 +29,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench import build, corpus, ingest_line, realembed, report, resolver_line
+from bench import build, corpus, graph_line, ingest_line, realembed, report, resolver_line
 from bench.embedders import RandomEmbedder
 from bench.measure import load_average, machine
 
@@ -46,6 +47,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=200, help="search queries per scale")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the ingest line")
     parser.add_argument("--only-ingest", action="store_true", help="run the ingest line alone")
+    parser.add_argument("--only-graph", action="store_true", help="run the graph line alone")
     return parser.parse_args(argv)
 
 
@@ -57,7 +59,7 @@ def scales_of(args: argparse.Namespace) -> list[int]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
-    scales = [] if args.only_ingest else scales_of(args)
+    scales = [] if args.only_ingest or args.only_graph else scales_of(args)
     started = time.perf_counter()
     texts = corpus.load()
     results: dict[str, Any] = {
@@ -69,10 +71,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as folder:
         root = Path(folder)
-        if not (args.skip_real or args.only_ingest):
+        if not (args.skip_real or args.only_ingest or args.only_graph):
             results["real"] = real_lines(root, texts, args.real_writes)
-        if not args.skip_ingest:
+        if not (args.skip_ingest or args.only_graph):
             results["ingest"] = ingest_line.line(root)
+        if not args.only_ingest:
+            results["graph"] = graph_line.line(root)
         for count in scales:
             results["scales"][str(count)] = scale_line(root, texts, count, args)
         results["resolver"] = {}
@@ -84,6 +88,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["json_path"] = str(report.RESULTS / "latest.json")
     report.write_json(results)
     report.print_report(results)
+    graph_line.print_line(results.get("graph"))
     return results
 
 

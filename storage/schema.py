@@ -368,8 +368,39 @@ CREATE INDEX sources_by_hash ON sources(sha256);
 CREATE INDEX sources_by_document ON sources(document_id);
 """
 
+# The graph view's cached layouts: positions and community numbers only (no text), so reopening
+# a view skips the layout, and laying it out again after a small change starts from where its
+# nodes were. Rows cascade with their
+# node, and an ego layout with its root node, so a forgotten memory's id does not stay here.
+_GRAPH_LAYOUTS = """
+CREATE TABLE graph_layouts (
+    key        TEXT PRIMARY KEY,      -- the view: 'overview:<filters>' or 'ego:<root id>'
+    root_id    TEXT REFERENCES nodes(id) ON DELETE CASCADE,
+    signature  TEXT NOT NULL,         -- hash of the node and edge set it was computed for
+    algorithm  INTEGER NOT NULL,      -- the layout version: a new algorithm lays out afresh
+    updated_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX graph_layouts_by_root ON graph_layouts(root_id);
+
+CREATE TABLE graph_positions (
+    layout_key TEXT NOT NULL REFERENCES graph_layouts(key) ON DELETE CASCADE,
+    node_id    TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    x          REAL NOT NULL,
+    y          REAL NOT NULL,
+    community  INTEGER,               -- the overview's colour group; NULL in an ego view
+    PRIMARY KEY (layout_key, node_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX graph_positions_by_node ON graph_positions(node_id);
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
-MIGRATIONS: tuple[str, ...] = (_FOUNDATION, _CLEAN_MEMORY, _STEMMED_SEARCH, _SOURCES)
+MIGRATIONS: tuple[str, ...] = (
+    _FOUNDATION,
+    _CLEAN_MEMORY,
+    _STEMMED_SEARCH,
+    _SOURCES,
+    _GRAPH_LAYOUTS,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
