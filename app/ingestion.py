@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn.app import ingest_records as records
 from cairn.app import mentions, receipts
 from cairn.app.clock import new_id, now_iso
 from cairn.app.embeddings import EmbeddingSpace
@@ -50,7 +51,6 @@ from cairn.storage.vault import Vault
 # commit's cost is shared, small enough that a kill loses little.
 BATCH_PASSAGES = 256
 BATCH_FILES = 32
-TITLE_CHARS = 120
 # A new document is a near-copy of another when this share of its passages repeat that one.
 REPEATED_SHARE = 0.6
 
@@ -201,8 +201,8 @@ class _Run:
             with self._in._vault.read() as conn:
                 self._matcher = mentions.MentionMatcher(names.mentionable(conn, [self._scope]))
         passages = chunk(document.segments)
-        title = _title(document.title, planned.path)
-        attrs, attr_warnings = _document_attrs(document, planned, self._in._pack)
+        title = records.document_title(document.title, planned.path)
+        attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
         found = [
             c
             for c in mentions.candidates(document.text, self._matcher)
@@ -211,7 +211,8 @@ class _Run:
         # The texts the writer would embed: the Document's searchable text, each passage's.
         texts = [searchable_text(title, "", attrs)]
         texts += [
-            searchable_text(_passage_title(title, p), p.text, _passage_attrs(p)) for p in passages
+            searchable_text(records.passage_title(title, p), p.text, records.passage_attrs(p))
+            for p in passages
         ]
         texts += [c.name for c in found]
         embedder = self._in._space.embedder
@@ -342,9 +343,9 @@ class _Run:
         result = self._in._writer.write(
             NewMemory(
                 "Passage",
-                _passage_title(title, passage),
+                records.passage_title(title, passage),
                 passage.text,
-                attrs=_passage_attrs(passage),
+                attrs=records.passage_attrs(passage),
                 scope=self._scope,
                 source=source,
                 locator=locator or None,
@@ -527,73 +528,3 @@ def _passages_of(conn: Any, document_id: str) -> list[str]:
         for edge in graph_rows.edges_of(conn, document_id, "part_of")
         if edge["dst"] == document_id
     ]
-
-
-def _title(title: str, path: Path) -> str:
-    return (title or path.stem).strip()[:TITLE_CHARS] or path.name
-
-
-def _passage_title(document_title: str, passage: Passage) -> str:
-    where = passage.locator
-    headings = list(where.heading)
-    if headings and headings[0].casefold() == document_title.casefold():
-        headings = headings[1:]  # a note's first heading is usually its title again
-    place = " › ".join(headings)
-    if where.page is not None:
-        place = f"p. {where.page}" + (f" · {place}" if place else "")
-    elif where.start_s is not None:
-        place = _clock(where.start_s) + (f" · {place}" if place else "")
-    return f"{document_title[:TITLE_CHARS]} — {place or f'part {passage.ordinal + 1}'}"
-
-
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def _document_attrs(
-    document: ExtractedDocument, planned: PlannedFile, pack: Pack
-) -> tuple[dict[str, Any], list[str]]:
-    """The Document's attributes, and a warning for each value from the file (front matter,
-    PDF metadata) that does not fit the pack's attribute (``pages: 120-180``): it is left out."""
-    attrs: dict[str, Any] = {
-        "path": str(planned.path),
-        "media_type": document.media_type,
-        "sha256": planned.sha256,
-    }
-    specs = pack.node_types["Document"].attrs
-    warnings: list[str] = []
-    meta = document.metadata
-    for key in ("pages", "duration_s", "language", "author"):
-        if key not in meta or key not in specs:
-            continue
-        value = meta[key]
-        if _fits(specs[key].kind, value):
-            attrs[key] = value.strip() if isinstance(value, str) else value
-        elif value not in (None, ""):
-            shown = str(value)[:40]
-            warnings.append(f"its {key} ({shown!r}) was left out: not a {specs[key].kind}")
-    if document.tags:
-        attrs["tags"] = list(document.tags)
-    return attrs, warnings
-
-
-def _fits(kind: str, value: Any) -> bool:
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == "string":
-        return isinstance(value, str) and bool(value.strip())
-    return False
-
-
-def _passage_attrs(passage: Passage) -> dict[str, Any]:
-    where = passage.locator
-    attrs: dict[str, Any] = {"ordinal": passage.ordinal}
-    if where.heading:
-        attrs["heading"] = " › ".join(where.heading)
-    for key in ("page", "start_s", "end_s"):
-        value = getattr(where, key)
-        if value is not None:
-            attrs[key] = value
-    return attrs
