@@ -96,6 +96,13 @@ def open_vault(
 
 def _service(vault: Vault, embedder: Embedder | None) -> MemoryService:
     extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
+    return service_for(vault, embedder, extraction)
+
+
+def service_for(
+    vault: Vault, embedder: Embedder | None, extraction: ExtractionSettings
+) -> MemoryService:
+    """The service of a vault already open (also a helper process's: see ``ingest_process``)."""
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
     _upgrade_bundled_pack(vault, meta)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -125,6 +125,14 @@ class MiniLMEmbedder:
 
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        # How to build the same embedder again in a helper process (see ``__reduce__``).
+        self._arguments = {
+            "model_path": model_path,
+            "tokenizer_path": tokenizer_path,
+            "verify": verify,
+            "threads": threads,
+            "batch_size": batch_size,
+        }
         if threads is None:
             # The cores this process may run on (a container or taskset can allow fewer than
             # the machine has).
@@ -185,6 +193,11 @@ class MiniLMEmbedder:
             detail = f"inputs {sorted(self._inputs)}"
             raise ModelCorrupt("model", model_path, MODEL_PACKAGE, detail)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # An onnxruntime session cannot be pickled: a helper process (an ingest run) gets the
+        # arguments and loads the same files again, checking them as this one did.
+        return (_rebuilt, (self._arguments,))
+
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` in order; see :class:`Embedder`. Texts over 256 tokens are cut."""
         if isinstance(texts, str):
@@ -221,6 +234,10 @@ class MiniLMEmbedder:
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _rebuilt(arguments: dict[str, Any]) -> MiniLMEmbedder:
+    return MiniLMEmbedder(**arguments)
 
 
 def default_embedder() -> MiniLMEmbedder:

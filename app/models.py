@@ -263,7 +263,7 @@ class ReviewItem:
 
     id: str
     kind: str
-    node: dict[str, Any]  # id, type, title, status, text of the new memory
+    node: dict[str, Any]  # id, type, title, status, text, recorded_at, source of the new one
     other: dict[str, Any]  # ... and of the one it resembles
     score: float | None
     reason: str

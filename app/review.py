@@ -48,7 +48,10 @@ class Review:
             raise InvalidRequest(f"Review kinds are {', '.join(KINDS)}; not {unknown[0]!r}.")
         with self._vault.read() as conn:
             rows = dedup_rows.review_items(conn, scopes, kinds=kinds)
-            return [_item(conn, row, scopes) for row in rows]
+            # Both sides of every item in one read: the window loads the whole queue at once.
+            ids = list({i for row in rows for i in (row["node_id"], row["other_id"])})
+            nodes = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, ids, scopes)}
+        return [_item(row, nodes) for row in rows]
 
     def count(self, scopes: list[str]) -> int:
         with self._vault.read() as conn:
@@ -66,7 +69,9 @@ class Review:
                 )
             dedup_rows.decide_review_item(conn, item_id, "dismissed", now_iso())
             receipts.append(conn, "resolve", {"items": 1})
-            return _item(conn, row | {"state": "resolved", "decision": "dismissed"}, scopes)
+            return _item(
+                row | {"state": "resolved", "decision": "dismissed"}, _sides(conn, row, scopes)
+            )
 
     def resolve_duplicate(self, item_id: str, decision: str, scopes: list[str]) -> WriteResult:
         if decision not in DECISIONS:
@@ -164,10 +169,12 @@ class Review:
             self._store.add_edge(conn, src, dst, e["type"], e["rationale"] or "moved by a merge")
 
 
-def _item(conn: Any, row: dict[str, Any], scopes: list[str]) -> ReviewItem:
-    nodes = {
-        r["id"]: r for r in graph_rows.nodes_by_ids(conn, [row["node_id"], row["other_id"]], scopes)
-    }
+def _sides(conn: Any, row: dict[str, Any], scopes: list[str]) -> dict[str, dict[str, Any]]:
+    pair = [row["node_id"], row["other_id"]]
+    return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
+
+
+def _item(row: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> ReviewItem:
     return ReviewItem(
         id=row["id"],
         kind=row["kind"],
@@ -192,4 +199,5 @@ def _preview(row: dict[str, Any] | None) -> dict[str, Any]:
         "status": row["status"],
         "text": row["body"][:PREVIEW_CHARS],
         "recorded_at": row["recorded_at"],
+        "source": row["source"],
     }

@@ -21,6 +21,7 @@ from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScop
 from cairn.app.extraction import ExtractionSettings
 from cairn.app.history import HistoryKeeper
 from cairn.app.inbox import Inbox
+from cairn.app.ingest_process import ApartRuns
 from cairn.app.ingest_report import CancelToken, IngestReport, ProgressSink
 from cairn.app.ingestion import Ingestor
 from cairn.app.models import (
@@ -60,9 +61,9 @@ class MemoryService:
         self._review = Review(vault, pack, space, self._writer)
         self._history = HistoryKeeper(vault, pack, space)
         self._term_counts = fulltext.DocumentCounts()
-        self._ingestor = Ingestor(
-            vault, pack, space, self._writer, self._history, extraction or ExtractionSettings()
-        )
+        self._extraction = extraction or ExtractionSettings()
+        self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
+        self._apart_runs = ApartRuns()
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -76,22 +77,30 @@ class MemoryService:
         cancel: CancelToken | None = None,
         ocr_languages: Sequence[str] | None = None,
         whisper_model_dir: str | Path | None = None,
+        separate_process: bool = False,
     ) -> IngestReport:
         """Read files and folders into the vault (see ``ingestion``). ``dry_run`` only says
         what would happen. Failures are reported per file and never stop the run.
         ``ocr_languages`` (Tesseract codes, e.g. ``["eng", "deu"]``) and ``whisper_model_dir``
-        (a CTranslate2 Whisper folder instead of the bundled model) apply to this run."""
+        (a CTranslate2 Whisper folder instead of the bundled model) apply to this run.
+        ``separate_process`` runs it in a child process (the window's way: see
+        ``ingest_process``); closing the service stops such a run first."""
         if not paths:
             raise InvalidRequest("Name at least one file or folder to add.")
         self._scopes([scope])
-        return self._ingestor.run(
-            [Path(p) for p in paths],
-            scope=scope,
-            dry_run=dry_run,
-            progress=progress,
-            cancel=cancel,
-            ocr_languages=tuple(ocr_languages) if ocr_languages else None,
-            whisper_model_dir=str(whisper_model_dir) if whisper_model_dir else None,
+        options: dict[str, Any] = {
+            "scope": scope,
+            "dry_run": dry_run,
+            "progress": progress,
+            "cancel": cancel,
+            "ocr_languages": tuple(ocr_languages) if ocr_languages else None,
+            "whisper_model_dir": str(whisper_model_dir) if whisper_model_dir else None,
+        }
+        files = [Path(p) for p in paths]
+        if not separate_process:
+            return self._ingestor.run(files, **options)
+        return self._apart_runs.run(
+            self.vault, self._space.embedder, self._extraction, files, **options
         )
 
     def sources(
@@ -377,6 +386,7 @@ class MemoryService:
         return chosen
 
     def close(self) -> None:
+        self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
         self._space.close()
         self.vault.close()
 

@@ -46,6 +46,9 @@ class VaultKey:
     def wiped(self) -> bool:
         return not any(self._raw)
 
+    def raw_bytes(self) -> bytes:
+        return bytes(self._raw)
+
     def pragma_literal(self, *, with_salt: bool) -> str:
         """The blob literal for ``PRAGMA key``/``rekey``; the salt is given only at creation."""
         hex_key = bytes(self._raw).hex()

@@ -90,6 +90,18 @@ class Vault:
             raise
         return cls(path, key, writer)
 
+    @classmethod
+    def open_with_key_material(cls, path: Path, raw_key: bytes, salt: bytes) -> Vault:
+        """Open with what ``key_material`` gave another process of this program."""
+        return cls.open_with_key(Path(path), VaultKey(raw_key, salt))
+
+    def key_material(self) -> tuple[bytes, bytes]:
+        """The raw key and salt, for a helper process of this program that opens the same
+        file (an ingest run kept off the window's process). The caller sends them through a
+        pipe and nowhere else; the helper wipes its copy when it closes the vault."""
+        self._require_open()
+        return self._key.raw_bytes(), self._key.salt
+
     def change_passphrase(self, new_passphrase: str) -> None:
         """Re-encrypt the file under a key derived from ``new_passphrase``."""
         new_key = VaultKey.derive(new_passphrase, self._key.salt)

@@ -180,6 +180,7 @@ class IngestPanel(QWidget):
             cancel=self._token,
             ocr_languages=languages,
             whisper_model_dir=whisper,
+            separate_process=True,  # off the window's interpreter lock: see ingest_process
         )
 
     def _on_progress(self, run: int, event: IngestProgress) -> None:

@@ -9,8 +9,6 @@ from typing import Any
 from cairn.app.models import ReviewItem
 from cairn.app.service import MemoryService
 
-GET_BATCH = 25  # the service's get takes at most this many ids at once
-
 
 @dataclass(frozen=True)
 class ReviewQueue:
@@ -34,11 +32,7 @@ def load_queue(service: MemoryService) -> ReviewQueue:
     for item in service.pending(scopes=scopes, kinds=list(items)):
         items.setdefault(item.kind, []).append(item)
     sides = [side for found in items.values() for i in found for side in (i.node, i.other)]
-    ids = list(dict.fromkeys(side["id"] for side in sides if side))
-    sources: dict[str, str | None] = {}
-    for start in range(0, len(ids), GET_BATCH):
-        for detail in service.get(ids[start : start + GET_BATCH], scopes=scopes).nodes:
-            sources[detail.requested_as or detail.node.id] = detail.node.source
+    sources = {side["id"]: side.get("source") for side in sides if side}
     stubs = service.briefing(scopes=scopes).stubs_to_enrich
     return ReviewQueue(items, stubs, sources)
 

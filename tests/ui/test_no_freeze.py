@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 
 from cairn.ui.main_window import MainWindow
 from cairn.ui.session import Session
@@ -47,11 +47,6 @@ class StallMeter:
 
 
 @pytest.mark.slow
-@pytest.mark.skip(
-    reason="open in issue 5: with an ingest running in-process the UI thread still waits "
-    "180-370 ms at times for the interpreter lock on 2 cores; the ingest is to move to its own "
-    "process. Remove this mark to measure."
-)
 def test_ingest_and_graph_layout_never_hold_the_ui_thread(
     qtbot: Any, open_session: Session, corpus: Path, tmp_path: Path
 ) -> None:
@@ -69,6 +64,8 @@ def test_ingest_and_graph_layout_never_hold_the_ui_thread(
         assert note is not None
         service.link(note.id, hub.id, "involves", scopes=service.scopes())
 
+    # Windows of earlier tests wait for the event loop to delete them: not this window's work.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     window = MainWindow(session=open_session)
     qtbot.addWidget(window)
     window.show()
@@ -85,5 +82,6 @@ def test_ingest_and_graph_layout_never_hold_the_ui_thread(
         with qtbot.waitSignal(graph.picture_shown, timeout=120_000):  # type: ignore[attr-defined]
             graph.show_ego(hub.id)  # type: ignore[attr-defined]
     longest = meter.stop()
+    print(f"longest UI-thread stall: {longest * 1000:.0f} ms")
     assert longest < MAX_STALL_S, f"the UI thread stalled for {longest * 1000:.0f} ms"
     open_session.lock()
