@@ -8,7 +8,7 @@ the picture's grid index, not from Qt's item lookup (there is only one item).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
@@ -96,14 +96,20 @@ class GraphCanvas(QGraphicsView):
             self._marks.append(ring)
 
     def set_opened(self, index: int | None) -> None:
+        """Ring node ``index`` (the memory opened by a click) and write its title first."""
         self._opened_ring.setVisible(index is not None and self.picture is not None)
         if index is not None and self.picture is not None:
             self._opened_ring.setPos(self.node_point(index))
+        if self.item is not None:
+            self.item.set_first(index)
 
     def node_point(self, index: int) -> QPointF:
         assert self.picture is not None
-        x, y = self.picture.points[index].tolist()
-        return QPointF(x, y)
+        return self.picture.points_at(index)
+
+    def drawn_labels(self) -> list[tuple[int, QRectF]]:
+        """The titles the last paint wrote: (node, its text's box in viewport pixels)."""
+        return [] if self.item is None else list(self.item.drawn_labels)
 
     # -- zoom ----------------------------------------------------------------------------------
 

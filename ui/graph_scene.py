@@ -5,7 +5,8 @@ to paint. Instead ``build_picture`` (run in the worker) records the drawing (``g
 and a grid index for finding the node under the mouse, and one ``GraphItem`` paints it all.
 Node sizes and edge widths are cosmetic (screen pixels), so zooming in spreads the nodes apart
 instead of blowing them up. Hover and selection rings are small items of their own, so moving
-them repaints only a few pixels.
+them repaints only a few pixels. The titles of a small picture are measured and rendered in the
+worker too (``graph_labels``); at each zoom only those that fit without overlapping are drawn.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ from PySide6.QtWidgets import (
 
 from cairn.app.graph_data import OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
 from cairn.app.service import MemoryService
+from cairn.ui.graph_labels import Labels, LabelStyle, elided, measure
 from cairn.ui.graph_tiles import TILES_PER_SIDE, Tile, edge_pen, node_pen, preview, tiles
 
 SCENE_UNIT = 40.0  # scene pixels per layout unit (about one node's room)
 ALIAS_LIMIT = 5_000  # above this many nodes, vectors are drawn without antialiasing (3x faster)
 PREVIEW_FROM = 3_000  # nodes; from here a preview image stands in for the vectors when zoomed out
-LABEL_LIMIT = 150  # a picture this small shows every title; larger ones on hover only
-LABEL_CHARS = 28
+LABEL_LIMIT = 150  # a picture this small shows the titles that fit; larger ones on hover only
 HIT_RADIUS_PX = 8.0  # how close the mouse must come to a node, in screen pixels
 
 # Tableau 10 and two more: distinct on light and dark backgrounds.
@@ -118,7 +119,7 @@ class Picture:
     bounds: QRectF
     legend: list[tuple[str, str]]  # (colour, words)
     tiles: list[Tile]  # the recorded vector drawing, by area
-    labels: list[str] = field(default_factory=list)  # titles shown always (small pictures)
+    labels: Labels | None = None  # the titles of a small picture, measured for placing
     preview: QImage | None = None  # the whole graph, for zoomed-out views of large ones
     preview_scale: float = 0.0  # preview pixels per scene unit
 
@@ -126,15 +127,22 @@ class Picture:
     def count(self) -> int:
         return len(self.view.ids)
 
+    def points_at(self, index: int) -> QPointF:
+        x, y = self.points[index].tolist()
+        return QPointF(x, y)
+
 
 def node_width(count: int) -> float:
     """Node size in screen pixels: smaller when there are many."""
     return 12.0 if count <= LABEL_LIMIT else 7.0 if count <= 2_000 else 4.0
 
 
-def build_picture(view: ViewGraph, viewport: QSize | None = None) -> Picture:
+def build_picture(
+    view: ViewGraph, viewport: QSize | None = None, style: LabelStyle | None = None
+) -> Picture:
     """Turn a laid-out graph into recorded drawings (run in the worker). ``viewport``, the
-    canvas size in device pixels, sizes the preview image of a large graph."""
+    canvas size in device pixels, sizes the preview image of a large graph; ``style`` is how
+    the titles look (the default font, black on white, if None)."""
     count = len(view.ids)
     raw = view.positions if count else np.zeros((0, 2))
     points = (raw - (raw.min(axis=0) if count else 0.0)) * SCENE_UNIT
@@ -179,14 +187,12 @@ def build_picture(view: ViewGraph, viewport: QSize | None = None) -> Picture:
         bounds=bounds,
         legend=legend,
         tiles=recorded,
-        labels=[_short(title) for title in view.titles] if count <= LABEL_LIMIT else [],
+        labels=measure(view, points, width, style or LabelStyle())
+        if count <= LABEL_LIMIT
+        else None,
         preview=image,
         preview_scale=scale,
     )
-
-
-def _short(title: str) -> str:
-    return title if len(title) <= LABEL_CHARS else title[: LABEL_CHARS - 1] + "…"
 
 
 def _colours(view: ViewGraph) -> tuple[list[str], list[tuple[str, str]]]:
@@ -207,7 +213,7 @@ def _colours(view: ViewGraph) -> tuple[list[str], list[tuple[str, str]]]:
     for group in range(min(LEGEND_GROUPS, int((sizes > 1).sum()))):
         members = np.flatnonzero(view.communities == group)
         centre = int(members[np.argmax(degree[members])])
-        words = f"{sizes[group]:,} around “{_short(view.titles[centre])}”"
+        words = f"{sizes[group]:,} around “{elided(view.titles[centre])}”"
         legend.append((PALETTE[group % len(PALETTE)], words))
     lone = int((sizes == 1).sum())
     if lone:
@@ -218,17 +224,38 @@ def _colours(view: ViewGraph) -> tuple[list[str], list[tuple[str, str]]]:
 class GraphItem(QGraphicsItem):
     """Paints a whole ``Picture``: zoomed out, the preview image of a large graph; closer in,
     the recorded tiles that meet the exposed area (edges first, then nodes on top); and the
-    titles of a small picture."""
+    titles of a small picture that fit at the zoom."""
 
     def __init__(self, picture: Picture) -> None:
         super().__init__()
         self.picture = picture
+        self.first: int | None = None  # the node opened by a click: its title goes first
+        # The titles the last paint wrote and their text's box in screen pixels (all of those
+        # placed, after a full repaint).
+        self.drawn_labels: list[tuple[int, QRectF]] = []
+        self._placed: tuple[float, int | None, list[int]] | None = None  # (zoom, first, nodes)
         # The exposed rectangle tells paint which tiles to replay. (A device-coordinate cache
         # would hand paint the whole item at every zoom: 90 ms instead of 2 at six times.)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
     def boundingRect(self) -> QRectF:
         return self.picture.bounds
+
+    def set_first(self, index: int | None) -> None:
+        """Put node ``index``'s title before every other (None: by importance only)."""
+        if index != self.first:
+            self.first = index
+            self.update()
+
+    def placed_labels(self, zoom: float) -> list[int]:
+        """The nodes whose titles are drawn at ``zoom``, kept until the zoom or the first
+        node changes (painting after a pan or a hover places nothing again)."""
+        labels = self.picture.labels
+        if labels is None:
+            return []
+        if self._placed is None or self._placed[:2] != (zoom, self.first):
+            self._placed = (zoom, self.first, labels.placed(zoom, self.first))
+        return self._placed[2]
 
     def paint(
         self,
@@ -254,23 +281,32 @@ class GraphItem(QGraphicsItem):
             for tile in picture.tiles:  # nodes on top of every edge
                 if tile.nodes is not None and tile.reach.intersects(exposed):
                     painter.drawPicture(0, 0, tile.nodes)
-        if picture.labels:
-            self._paint_labels(painter, option.palette.color(QPalette.ColorRole.Text))
+        if picture.labels is not None:
+            self._paint_labels(painter, option, picture.labels, self.placed_labels(zoom))
 
-    def _paint_labels(self, painter: QPainter, ink: QColor) -> None:
-        """Titles in screen pixels, so they stay readable at any zoom."""
-        picture = self.picture
+    def _paint_labels(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        labels: Labels,
+        placed: list[int],
+    ) -> None:
+        """Titles in screen pixels, so they stay readable at any zoom: their images, made in
+        the worker. Only those meeting the exposed area are copied (a hover repaints a few
+        pixels)."""
         transform = painter.worldTransform()
+        exposed = transform.mapRect(option.exposedRect)
         painter.save()
         painter.resetTransform()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(QPen(ink))
-        shift = node_width(picture.count) / 2 + 4
-        ascent = QFontMetrics(painter.font()).ascent() / 2
-        for point, label in zip(picture.points.tolist(), picture.labels, strict=True):
-            spot = transform.map(QPointF(*point))
-            painter.drawText(QPointF(spot.x() + shift, spot.y() + ascent), label)
+        drawn = []
+        for index in placed:
+            spot = transform.map(self.picture.points_at(index))
+            origin = labels.origin(spot.x(), spot.y())
+            if labels.room(index, origin).intersects(exposed):
+                painter.drawImage(labels.image_at(origin), labels.images[index])
+                drawn.append((index, labels.inked[index].translated(origin)))
         painter.restore()
+        self.drawn_labels = drawn
 
 
 class RingItem(QGraphicsEllipseItem):
@@ -341,6 +377,7 @@ class Request:
     expanded: tuple[str, ...] = ()
     cap: int = OVERVIEW_NODE_CAP
     viewport: tuple[int, int] = (1200, 800)  # the canvas in device pixels: sizes the preview
+    labels: LabelStyle = field(default_factory=LabelStyle)  # the canvas's font and colours
 
 
 def prepare(service: MemoryService, request: Request) -> Picture | TooManyNodes:
@@ -367,4 +404,4 @@ def prepare(service: MemoryService, request: Request) -> Picture | TooManyNodes:
         if isinstance(result, TooManyNodes):
             return result
         view = result
-    return build_picture(view, QSize(*request.viewport))
+    return build_picture(view, QSize(*request.viewport), request.labels)

@@ -35,6 +35,7 @@ from cairn.app.graph_data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes
 from cairn.app.packs import LAYERS
 from cairn.app.service import MemoryService
 from cairn.ui.graph_canvas import ZOOM_STEP, GraphCanvas
+from cairn.ui.graph_labels import LabelStyle
 from cairn.ui.graph_scene import LAYER_COLOURS, LAYER_NAMES, Picture, Request, prepare
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.session import Session
@@ -237,6 +238,7 @@ class GraphView(QWidget):
             expanded=self.expanded if self.mode == "ego" else (),
             cap=self.node_cap,
             viewport=self._viewport_pixels(),
+            labels=LabelStyle.of(self.canvas.viewport()),
         )
 
     def _viewport_pixels(self) -> tuple[int, int]:

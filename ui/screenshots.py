@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 PASSPHRASE = "screenshot passphrase, long enough"  # noqa: S105 - a throwaway vault
@@ -35,6 +35,7 @@ NOTES = {
     "rest overnight, bake at 230 degrees for 40 minutes.",
 }
 MANY = 14  # files of the ingest that is shown in progress
+GRAPH_SHARE = 0.7  # of the window's height, for the graph dock in its picture
 
 
 def wait_until(done: Callable[[], bool], timeout_s: float = 120.0) -> None:
@@ -134,8 +135,14 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
         review.refresh()  # type: ignore[attr-defined]
     grab(window, out, "05-review.png")
 
-    window.workspace.docks["graph"].show()
-    window.workspace.docks["graph"].raise_()
+    graph_dock = window.workspace.docks["graph"]
+    graph_dock.show()
+    graph_dock.raise_()
+    # As a person looking at the graph would: drag the dock's edge up so the picture gets most
+    # of the window's height (the docks' usual share is a strip below the three columns).
+    window.workspace.window.resizeDocks(
+        [graph_dock], [int(SIZE[1] * GRAPH_SHARE)], Qt.Orientation.Vertical
+    )
     graph = window.workspace.panel("graph")
     if graph is not None and lena:
         shown_pictures: list[bool] = []

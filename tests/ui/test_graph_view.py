@@ -1,6 +1,7 @@
 """The graph view on a real vault: the ego graph after real writes, click to open, double-click
 to expand, hover titles, the overview's communities, filters and node cap, zoom, clearing on
-lock, and a UI thread that keeps ticking while a large layout runs in a worker."""
+lock, and a UI thread that keeps ticking while a large layout runs in a worker. On a crowded
+star: the titles written beside the nodes never overlap, and more fit as the view zooms in."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from cairn.app import graph_communities, graph_layout
-from cairn.ui.graph_scene import GraphItem, build_picture
+from cairn.app.graph_data import ViewGraph
+from cairn.ui.graph_canvas import ZOOM_STEP, GraphCanvas
+from cairn.ui.graph_labels import LABEL_CHARS, LabelStyle
+from cairn.ui.graph_scene import LABEL_LIMIT, GraphItem, Picture, build_picture
 from cairn.ui.graph_view import EGO_HINT, REQUEST_DELAY_MS, GraphView
 from cairn.ui.session import Session
 from cairn.ui.workers import run_in_worker
@@ -80,9 +84,10 @@ def viewport_point(view: GraphView, node_id: str) -> QPoint:
     return view.canvas.mapFromScene(view.canvas.node_point(index))
 
 
-def hover(view: GraphView, at: QPoint) -> None:
+def hover(view: GraphView | GraphCanvas, at: QPoint) -> None:
     """A mouse move over the canvas (QTest's mouseMove sends none on the offscreen platform)."""
-    viewport = view.canvas.viewport()
+    canvas = view.canvas if isinstance(view, GraphView) else view
+    viewport = canvas.viewport()
     event = QMouseEvent(
         QEvent.Type.MouseMove,
         QPointF(at),
@@ -92,6 +97,52 @@ def hover(view: GraphView, at: QPoint) -> None:
         Qt.KeyboardModifier.NoModifier,
     )
     QApplication.sendEvent(viewport, event)
+
+
+def star(count: int) -> ViewGraph:
+    """A person at the centre of ``count - 1`` passages, most with long titles, laid out for
+    real."""
+    edges = graph_layout.edge_array([(0, leaf) for leaf in range(1, count)])
+    titles = ["Lena Vos"] + [
+        f"Letter {leaf}"
+        if leaf % 3 == 0
+        else f"Letter {leaf} — Garden plan › Watering the herb bed"
+        for leaf in range(1, count)
+    ]
+    return ViewGraph(
+        kind="ego",
+        key="star",
+        ids=[f"n{i}" for i in range(count)],
+        types=["Person"] + ["Passage"] * (count - 1),
+        titles=titles,
+        edges=edges,
+        edge_layers=["entity"] * len(edges),
+        positions=graph_layout.layout(count, edges),
+        root="n0",
+    )
+
+
+def star_canvas(qtbot: Any, count: int = 60) -> tuple[GraphCanvas, Picture]:
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(900, 520)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    picture = build_picture(star(count), QSize(900, 520), LabelStyle.of(canvas.viewport()))
+    canvas.set_picture(picture, fit=True)
+    return canvas, picture
+
+
+def drawn(canvas: GraphCanvas) -> list[tuple[int, QRectF]]:
+    """Paint the canvas now and return the titles it wrote, with their boxes."""
+    canvas.viewport().grab()
+    return canvas.drawn_labels()
+
+
+def assert_apart(labels: list[tuple[int, QRectF]]) -> None:
+    for number, (first, box) in enumerate(labels):
+        for second, other in labels[number + 1 :]:
+            assert not box.intersects(other), f"titles of {first} and {second} overlap"
 
 
 def test_ego_view_shows_a_memory_just_written_and_its_neighbours(
@@ -108,6 +159,8 @@ def test_ego_view_shows_a_memory_just_written_and_its_neighbours(
     assert "4 memories" in view.status_label.text()
     assert "Person" in view.legend_label.text() and "Note" in view.legend_label.text()
     assert view.last_handoff_ms < 100
+    labels = drawn(view.canvas)  # in the canvas's font, the centre's first
+    assert labels and labels[0][0] == view.picture.view.index_of(ids["alice"])  # type: ignore[union-attr]
 
 
 def test_click_opens_the_memory_and_keeps_the_view(qtbot: Any, open_session: Session) -> None:
@@ -177,6 +230,77 @@ def test_hover_shows_the_title(qtbot: Any, open_session: Session) -> None:
     assert "Carol Ives" in view.canvas._label.text and view.canvas._label.isVisible()
     hover(view, QPoint(2, 2))
     assert view.canvas.hovered is None and not view.canvas._label.isVisible()
+
+
+def test_titles_at_the_fitted_zoom_do_not_overlap(qtbot: Any) -> None:
+    canvas, picture = star_canvas(qtbot)
+    labels = drawn(canvas)
+    nodes = [node for node, _ in labels]
+    assert nodes[0] == 0  # the centre of the view is written first
+    assert 3 < len(labels) < picture.count  # some fit, and the piled-up rest wait
+    assert_apart(labels)
+    assert picture.labels is not None
+    for node in nodes:  # long titles end early
+        title, text = picture.view.titles[node], picture.labels.texts[node]
+        assert text == title if len(title) <= LABEL_CHARS else len(text) == LABEL_CHARS
+        assert text.endswith("…") == (len(title) > LABEL_CHARS)
+    # each title sits to the right of its own node, on its line
+    for node, box in labels:
+        spot = canvas.mapFromScene(canvas.node_point(node))
+        assert box.left() > spot.x() and box.top() < spot.y() < box.bottom()
+
+
+def test_zooming_in_writes_more_titles_still_apart(qtbot: Any) -> None:
+    canvas, _ = star_canvas(qtbot)
+    fitted = drawn(canvas)
+    canvas.zoom(ZOOM_STEP**4)
+    closer = drawn(canvas)
+    assert len(closer) > len(fitted)
+    assert_apart(closer)
+    canvas.fit()
+    assert [node for node, _ in drawn(canvas)] == [node for node, _ in fitted]
+
+
+def crowded_out(canvas: GraphCanvas, picture: Picture) -> int:
+    """A node with a long title that is not written at the present zoom."""
+    written = {node for node, _ in drawn(canvas)}
+    return next(
+        node
+        for node, title in enumerate(picture.view.titles)
+        if node not in written and len(title) > LABEL_CHARS
+    )
+
+
+def test_a_clicked_memory_gets_its_title_written(qtbot: Any) -> None:
+    canvas, picture = star_canvas(qtbot)
+    hidden = crowded_out(canvas, picture)
+    canvas.set_opened(hidden)  # what the view does when a node is clicked
+    labels = drawn(canvas)
+    assert labels[0][0] == hidden
+    assert_apart(labels)
+
+
+def test_hover_gives_the_whole_title_of_a_crowded_out_node(qtbot: Any) -> None:
+    canvas, picture = star_canvas(qtbot)
+    hidden = crowded_out(canvas, picture)
+    canvas.zoom(ZOOM_STEP**6)  # far enough in for the mouse to land on that node alone
+    canvas.centerOn(canvas.node_point(hidden))
+    hover(canvas, canvas.mapFromScene(canvas.node_point(hidden)))
+    assert canvas.hovered == hidden
+    assert picture.view.titles[hidden] in canvas._label.text and canvas._label.isVisible()
+    assert "…" not in canvas._label.text
+
+
+def test_placing_the_titles_is_quick_enough_for_every_zoom_step(qtbot: Any) -> None:
+    """The worker measures; the UI thread only places, once per zoom: well under a frame."""
+    picture = build_picture(star(LABEL_LIMIT), QSize(900, 520))
+    assert picture.labels is not None
+    timings = []
+    for step in range(5):
+        started = time.perf_counter()
+        picture.labels.placed(1.0 + step)
+        timings.append(time.perf_counter() - started)
+    assert min(timings) < 0.010
 
 
 def test_overview_colours_by_community_and_filters(qtbot: Any, open_session: Session) -> None:
