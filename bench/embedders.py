@@ -58,3 +58,20 @@ class TimedEmbedder:
     def last(self) -> float:
         """Seconds taken by the latest ``embed`` call (0 if none)."""
         return self.durations[-1] if self.durations else 0.0
+
+
+class ModelCostEmbedder:
+    """The random embedder's vectors at the real model's cost: each call also runs the bundled
+    model on the same texts. A vault built with ``RandomEmbedder`` then answers searches whose
+    query embedding takes as long as a person's would (the window's search latency line)."""
+
+    identity: str = RANDOM_IDENTITY
+    dim: int = DIM
+
+    def __init__(self, model: Embedder) -> None:
+        self._model = model
+        self._vectors = RandomEmbedder()
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self._model.embed(texts)
+        return self._vectors.embed(texts)

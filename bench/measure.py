@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,10 @@ def _mem_total_mb() -> int | None:
     except OSError:
         pass
     return None
+
+
+def answer_spec(probe: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """A probe process's main: the spec as JSON on stdin, the result as one JSON line out."""
+    spec = json.loads(sys.stdin.read())
+    json.dump(probe(spec), sys.stdout)
+    sys.stdout.write("\n")

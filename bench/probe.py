@@ -12,7 +12,6 @@ bench does not re-implement the engine's steps to time them.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.embedders import RandomEmbedder, TimedEmbedder
-from bench.measure import memory_mb, ms, summary, vault_bytes
+from bench.measure import answer_spec, memory_mb, ms, summary, vault_bytes
 from cairn.app import compose
 from cairn.app.embedder import MiniLMEmbedder
 from cairn.app.service import MemoryService
@@ -29,12 +28,6 @@ from cairn.storage.keys import VaultKey, read_salt
 SCOPES = ["personal", "work", "research"]
 WARMUP = 20
 LIMIT = 10
-
-
-def main() -> None:
-    spec = json.loads(sys.stdin.read())
-    json.dump(probe(spec), sys.stdout)
-    sys.stdout.write("\n")
 
 
 def probe(spec: dict[str, Any]) -> dict[str, Any]:
@@ -129,4 +122,4 @@ def _open_legs(path: Path, passphrase: str) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    main()
+    answer_spec(probe)

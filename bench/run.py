@@ -5,7 +5,8 @@
 3. Scale lines (default 10k and 100k memories): vaults built through the real write path with
    random unit vectors (see ``bench.build``), then measured in a fresh process each
    (``bench.probe``): open-to-ready, search latency, single writes through the dedup gate
-   (without the embedding time), memory, file size.
+   (without the embedding time), memory, file size; and the window's search on the same
+   vault (``bench.ui_probe``): from a search's start to its results painted in the list.
 4. Resolver lines (the same counts of entities, see ``bench.resolver_line``): name lookups and
    entity writes.
 5. The ingest line on the shared corpus (see ``bench.ingest_line``): PDF pages/s, OCR s/page,
@@ -34,6 +35,7 @@ from bench.embedders import RandomEmbedder
 from bench.measure import load_average, machine
 
 DEFAULT_SCALES = (10_000, 100_000)
+UI_QUERIES = 100  # searches through the window per scale (each also runs the real model)
 QUICK_SCALES = (1_000, 10_000)
 
 
@@ -138,6 +140,16 @@ def scale_line(root: Path, texts: corpus.Texts, count: int, args: argparse.Names
         cwd=corpus.PROJECT_ROOT,
     )
     probe = json.loads(done.stdout)
+    _say(f"scale {count:,}: the window's search")
+    window = subprocess.run(
+        [sys.executable, "-m", "bench.ui_probe"],
+        input=json.dumps({**spec, "queries": spec["queries"][:UI_QUERIES]}),
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+        cwd=corpus.PROJECT_ROOT,
+    )
+    probe["window"] = json.loads(window.stdout)
     for suffix in ("", "-wal", "-shm"):
         path.with_name(path.name + suffix).unlink(missing_ok=True)
     build_info = {**asdict(built), "path": None, "per_second": round(built.per_second, 1)}
