@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -73,9 +73,10 @@ def test_the_drop_filter_accepts_files_dropped_on_the_window(qtbot: object, tmp_
         QUrl("https://example.org/x"),
     )
     at = QPointF(5, 5)
+    enter_at = QPoint(5, 5)  # a drag enters at a whole pixel (Qt's QDragEnterEvent)
     action = Qt.DropAction.CopyAction
     buttons, keys = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    enter = QDragEnterEvent(at, action, mime, buttons, keys)
+    enter = QDragEnterEvent(enter_at, action, mime, buttons, keys)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
     drop = QDropEvent(at, action, mime, buttons, keys)
@@ -86,7 +87,7 @@ def test_the_drop_filter_accepts_files_dropped_on_the_window(qtbot: object, tmp_
 
     words = QMimeData()
     words.setText("not a file")
-    ignored = QDragEnterEvent(at, action, words, buttons, keys)
+    ignored = QDragEnterEvent(enter_at, action, words, buttons, keys)
     ignored.ignore()
     QApplication.sendEvent(window, ignored)
     assert not ignored.isAccepted()

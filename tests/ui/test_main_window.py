@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -42,7 +42,7 @@ def _file_mime(*paths: Path | str) -> QMimeData:
 
 
 def _drag_enter(window: MainWindow, mime: QMimeData) -> QDragEnterEvent:
-    enter = QDragEnterEvent(QPointF(5, 5), COPY, mime, LEFT_BUTTON, NO_KEYS)
+    enter = QDragEnterEvent(QPoint(5, 5), COPY, mime, LEFT_BUTTON, NO_KEYS)
     enter.ignore()
     QApplication.sendEvent(window, enter)
     return enter
