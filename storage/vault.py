@@ -127,11 +127,16 @@ class Vault:
             self._key.wipe()
             self._closed = True
 
-    def checkpoint(self) -> None:
-        """Fold the write-ahead log into the file and empty it, so pages a forget overwrote
-        leave no older copy behind in the log."""
-        with self._write_lock, contextlib.suppress(connection.DriverError):
-            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    def vacuum(self) -> None:
+        """Rebuild the file from its live rows and fold the log in: after a forget, no page of
+        the file (free pages included) or of the log holds what was deleted. Takes time in
+        proportion to the vault's size, and as much memory (temporary storage stays in memory
+        so that no plaintext reaches a temp file)."""
+        with self._write_lock:
+            self._require_open()
+            with connection.translated(self.path):
+                self._writer.execute("VACUUM")
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @property
     def closed(self) -> bool:
