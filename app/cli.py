@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cairn.app import cli_ingest, cli_memory, compose
+from cairn.app import cli_backup, cli_ingest, cli_memory, cli_receipts, compose
 from cairn.app.cli_common import (
     ask,
     emit,
@@ -411,6 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     verb("demo", cmd_demo, "a short tour on a temporary vault")
     cli_memory.register(verb, scoped)
     cli_ingest.register(verb)
+    cli_receipts.register(verb)
+    cli_backup.register(verb)
     return parser
 
 

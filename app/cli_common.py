@@ -38,11 +38,12 @@ def vault_path(args: argparse.Namespace) -> Path:
     return compose.Config.from_environment().default_vault
 
 
-def open_service(args: argparse.Namespace) -> MemoryService:
+def open_service(args: argparse.Namespace, *, with_embedder: bool = True) -> MemoryService:
     path = vault_path(args)
     if not path.exists():
         raise VaultNotFound(path)  # before asking for a passphrase or loading the model
-    return compose.open_vault(path, ask(f"Passphrase for {path}: ", "CAIRN_PASSPHRASE"))
+    passphrase = ask(f"Passphrase for {path}: ", "CAIRN_PASSPHRASE")
+    return compose.open_vault(path, passphrase, with_embedder=with_embedder)
 
 
 def scopes_of(service: MemoryService, args: argparse.Namespace) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import platformdirs
 
-from cairn.app import receipts
+from cairn.app import receipts, sentinel
 from cairn.app.clock import now_iso
 from cairn.app.embedder import Embedder, default_embedder
 from cairn.app.embeddings import EmbeddingSpace
@@ -67,6 +67,7 @@ def create_vault(
             records.set_setting(conn, "pack", {"name": pack.name, "version": pack.version})
             records.set_setting(conn, "created_at", now_iso())
             records.add_scope(conn, DEFAULT_SCOPE, now_iso())
+            sentinel.add(conn, pack)
             receipts.append(conn, "create", {})
         return _service(vault, embedder)
     except BaseException:
@@ -109,6 +110,7 @@ def service_for(
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", meta)
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
+    sentinel.ensure(vault, pack)  # a vault made before the sentinel existed
     return MemoryService(vault, pack, EmbeddingSpace(vault, embedder), extraction)
 
 

@@ -10,7 +10,8 @@ is not a ``CairnError`` is a bug and is allowed to propagate.
      │    ├── WrongPassphrase
      │    ├── SchemaTooNew
      │    ├── VaultBusy, DiskFull, VaultCorrupt, VaultClosed, VaultUnreachable
-     │    └── RowRejected            the schema refused a row (pack validation)
+     │    ├── RowRejected            the schema refused a row (pack validation)
+     │    └── TargetExists, CopyFailed, CopyRejected   backup and restore
      ├── EmbedderError               (cairn.app.embedder)
      │    ├── ModelMissing
      │    └── ModelCorrupt
@@ -29,10 +30,13 @@ import re
 
 from cairn.storage.errors import (
     CairnError,
+    CopyFailed,
+    CopyRejected,
     DiskFull,
     NotAVault,
     RowRejected,
     SchemaTooNew,
+    TargetExists,
     VaultBusy,
     VaultClosed,
     VaultCorrupt,
@@ -45,6 +49,8 @@ from cairn.storage.errors import (
 
 __all__ = [
     "CairnError",
+    "CopyFailed",
+    "CopyRejected",
     "DiskFull",
     "InboxItemNotFound",
     "InvalidRequest",
@@ -54,6 +60,7 @@ __all__ = [
     "ReviewItemNotFound",
     "RowRejected",
     "SchemaTooNew",
+    "TargetExists",
     "UnknownScope",
     "UnknownType",
     "VaultBusy",

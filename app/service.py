@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cairn.app import backup as copies
 from cairn.app import briefing, forgetting, graph, graph_data, receipts, retrieval
 from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
@@ -41,7 +42,7 @@ from cairn.app.models import (
 from cairn.app.packs import Pack
 from cairn.app.review import Review
 from cairn.app.writer import NewMemory, Writer
-from cairn.storage import fulltext, graph_rows, records, source_rows, vectors
+from cairn.storage import fulltext, graph_rows, records, sentinel, source_rows, vectors
 from cairn.storage.vault import Vault
 
 
@@ -314,6 +315,8 @@ class MemoryService:
         """Create a scope; False if it existed."""
         if not SCOPE_NAME.match(name):
             raise InvalidRequest(f"A scope name is {SCOPE_RULE}; {name!r} is not.")
+        if name == sentinel.ENGINE_SCOPE:
+            raise InvalidRequest(f"The scope name {name!r} is Cairn's own; choose another.")
         with self.vault.write() as conn:
             return records.add_scope(conn, name, now_iso())
 
@@ -368,6 +371,29 @@ class MemoryService:
                 f"the full-text index holds {indexed} entries for {node_count} memories"
             )
         return VerifyReport(problems, chain, index_problems)
+
+    def export_receipts(self) -> receipts.ChainExport:
+        """The receipt chain's head hash and count (kept elsewhere, they later prove history
+        was only appended to) and its content-free receipts; not ok if the chain is broken."""
+        with self.vault.read() as conn:
+            return receipts.export(records.receipts(conn))
+
+    def verify_receipts(
+        self, *, head: str | None = None, count: int | None = None
+    ) -> receipts.ChainReport:
+        """Walk the receipt chain; with an exported ``head`` and ``count``, also check that
+        receipt number ``count`` still has hash ``head`` (see ``receipts.verify_against``)."""
+        expected = receipts.exported(head, count)
+        with self.vault.read() as conn:
+            rows = records.receipts(conn)
+        return (
+            receipts.audit(rows) if expected is None else receipts.verify_against(rows, *expected)
+        )
+
+    def backup(self, dest: Path | str, *, overwrite: bool = False) -> copies.CopyResult:
+        """A consistent encrypted copy of the vault at ``dest`` while it stays open, checked
+        before it takes its name (see ``app.backup``)."""
+        return copies.backup(self.vault, Path(dest), overwrite=overwrite)
 
     def change_passphrase(self, new_passphrase: str) -> None:
         if not new_passphrase:

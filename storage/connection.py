@@ -57,25 +57,32 @@ def connect(
         timeout=BUSY_TIMEOUT_MS / 1000,
     )
     try:
-        # SQLCipher logs HMAC failures (a wrong key) to stderr; we report them as WrongPassphrase.
-        conn.execute("PRAGMA cipher_log_level = NONE")
-        conn.execute(f"PRAGMA key = {key.pragma_literal(with_salt=create)}")
-        # Larger encrypted pages: each page carries its own IV and HMAC, so 16 KiB pages halve
-        # the cost of reading the vectors at open (measured: 1.0 s -> 0.6 s for 100k). The
-        # file does not record this; every open, in Cairn or another SQLCipher tool, sets it.
-        conn.execute(f"PRAGMA cipher_page_size = {CIPHER_PAGE_SIZE}")
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
-        except sqlcipher3.DatabaseError as exc:
-            if "not a database" in str(exc):
-                raise WrongPassphrase(path) from None
-            raise
+        apply_key(conn, path, key, create=create)
         _configure(conn, read_only=read_only, cache_kib=cache_kib)
     except BaseException:
         conn.close()
         raise
     conn.row_factory = sqlcipher3.Row
     return conn
+
+
+def apply_key(conn: Any, path: Path, key: VaultKey, *, create: bool) -> None:
+    """Key a fresh connection; for an existing file, check the key opens it (WrongPassphrase)."""
+    # SQLCipher logs HMAC failures (a wrong key) to stderr; we report them as WrongPassphrase.
+    conn.execute("PRAGMA cipher_log_level = NONE")
+    conn.execute(f"PRAGMA key = {key.pragma_literal(with_salt=create)}")
+    # Larger encrypted pages: each page carries its own IV and HMAC, so 16 KiB pages halve
+    # the cost of reading the vectors at open (measured: 1.0 s -> 0.6 s for 100k). The
+    # file does not record this; every open, in Cairn or another SQLCipher tool, sets it.
+    conn.execute(f"PRAGMA cipher_page_size = {CIPHER_PAGE_SIZE}")
+    if create:
+        return
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except sqlcipher3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise WrongPassphrase(path) from None
+        raise
 
 
 def _configure(conn: Any, *, read_only: bool, cache_kib: int) -> None:

@@ -16,7 +16,10 @@ tree. Each error is a sentence a person can act on; ``str(error)`` is that sente
           ├── VaultCorrupt
           ├── VaultClosed
           ├── VaultUnreachable      (the file or its folder cannot be read or written)
-          └── RowRejected           (a trigger refused a row: pack validation)
+          ├── RowRejected           (a trigger refused a row: pack validation)
+          ├── TargetExists          (a backup or restore would replace a file unasked)
+          ├── CopyFailed            (a backup or restore could not be written)
+          └── CopyRejected          (a backup or restored copy failed its checks)
 """
 
 from __future__ import annotations
@@ -119,6 +122,32 @@ class VaultUnreachable(VaultError):
             f"Cannot use {path} ({detail}). Check that the file and its folder exist and that "
             "you may read and write them.",
         )
+
+
+class TargetExists(VaultError):
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(
+            path,
+            f"{path} already exists and was left as it is; choose another path, "
+            "or pass --force to replace it.",
+        )
+
+
+class CopyFailed(VaultError):
+    """Writing a backup or restored copy failed; nothing half-written was left behind."""
+
+    def __init__(self, path: Path | str, why: str) -> None:
+        super().__init__(path, f"Could not write {path}: {why}. Nothing was left behind.")
+
+
+class CopyRejected(VaultError):
+    """A copy opened but failed its checks; ``problems`` says each failure in a sentence."""
+
+    def __init__(self, path: Path | str, problems: list[str]) -> None:
+        super().__init__(
+            path, f"{path} did not pass its checks, so nothing was changed. " + " ".join(problems)
+        )
+        self.problems = problems
 
 
 class RowRejected(VaultError):

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cairn.storage.connection import placeholders
+from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
     "seq, id, type, title, body, attrs, status, scope, source, locator, valid_from, valid_to, "
@@ -206,7 +207,9 @@ def edge_count(conn: Any, scopes: Sequence[str]) -> int:
 
 
 def node_count(conn: Any) -> int:
-    return int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+    """Every memory in every scope; not the engine's sentinel, which is not indexed."""
+    row = conn.execute("SELECT count(*) FROM nodes WHERE scope <> ?", (ENGINE_SCOPE,)).fetchone()
+    return int(row[0])
 
 
 # -- briefing ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from cairn.storage.connection import placeholders
+from cairn.storage.sentinel import ENGINE_SCOPE
 
 # -- settings ---------------------------------------------------------------------------------
 
@@ -47,7 +48,13 @@ def add_scope(conn: Any, name: str, created_at: str) -> bool:
 
 
 def scope_names(conn: Any) -> list[str]:
-    return [row[0] for row in conn.execute("SELECT name FROM scopes ORDER BY name")]
+    """The scopes a person may name: never the engine's own (see ``sentinel``)."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM scopes WHERE name <> ? ORDER BY name", (ENGINE_SCOPE,)
+        )
+    ]
 
 
 # -- receipts ---------------------------------------------------------------------------------

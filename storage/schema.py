@@ -393,6 +393,21 @@ CREATE TABLE graph_positions (
 CREATE INDEX graph_positions_by_node ON graph_positions(node_id);
 """
 
+# Issue 6: the sentinel every vault holds (storage/sentinel.py, which says why) is never changed
+# or deleted, whatever the write path. Its id is spelled out: a shipped migration never changes.
+_SENTINEL_GUARD = """
+CREATE TRIGGER sentinel_never_changes BEFORE UPDATE ON nodes
+WHEN OLD.id = '00000000000000000000000000'
+BEGIN
+    SELECT RAISE(ABORT, 'cairn: the vault''s sentinel belongs to Cairn and cannot be changed');
+END;
+CREATE TRIGGER sentinel_never_deleted BEFORE DELETE ON nodes
+WHEN OLD.id = '00000000000000000000000000'
+BEGIN
+    SELECT RAISE(ABORT, 'cairn: the vault''s sentinel belongs to Cairn and cannot be forgotten');
+END;
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -400,6 +415,7 @@ MIGRATIONS: tuple[str, ...] = (
     _STEMMED_SEARCH,
     _SOURCES,
     _GRAPH_LAYOUTS,
+    _SENTINEL_GUARD,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from cairn.storage.connection import placeholders
+from cairn.storage.sentinel import ENGINE_SCOPE
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -86,12 +87,13 @@ def store(conn: Any, space: str, seq: int, vector: FloatMatrix) -> int:
 
 
 def seqs_without_vector(conn: Any, space: str, limit: int = -1) -> list[int]:
+    # The engine's sentinel is never searched, so it needs no vector (see ``sentinel``).
     return [
         row[0]
         for row in conn.execute(
-            "SELECT n.seq FROM nodes AS n WHERE NOT EXISTS (SELECT 1 FROM vectors AS v "
-            "WHERE v.space = ? AND v.node_seq = n.seq) ORDER BY n.seq LIMIT ?",
-            (space, limit),
+            "SELECT n.seq FROM nodes AS n WHERE n.scope <> ? AND NOT EXISTS (SELECT 1 "
+            "FROM vectors AS v WHERE v.space = ? AND v.node_seq = n.seq) ORDER BY n.seq LIMIT ?",
+            (ENGINE_SCOPE, space, limit),
         )
     ]
 

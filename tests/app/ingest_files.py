@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from cairn.storage import graph_rows
+
 FONTS = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",  # Debian, Ubuntu
     "/usr/share/fonts/dejavu/DejaVuSans.ttf",  # Fedora
@@ -268,4 +270,4 @@ def part_of_counts(service: Any) -> dict[str, int]:
 
 def node_count(service: Any) -> int:
     with service.vault.read() as conn:
-        return int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+        return graph_rows.node_count(conn)  # every memory; not the engine's sentinel

@@ -20,6 +20,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedder import MiniLMEmbedder
 from cairn.app.service import MemoryService
+from cairn.storage import sentinel
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 
@@ -44,7 +45,12 @@ def _state(service: MemoryService) -> dict[str, Any]:
             "JOIN edges AS e ON e.src = p.id AND e.type = 'part_of' "
             "JOIN nodes AS d ON d.id = e.dst WHERE p.type = 'Passage'"
         ).fetchall()
-        nodes = dict(conn.execute("SELECT type, count(*) FROM nodes GROUP BY type").fetchall())
+        nodes = dict(
+            conn.execute(
+                "SELECT type, count(*) FROM nodes WHERE scope <> ? GROUP BY type",
+                (sentinel.ENGINE_SCOPE,),
+            ).fetchall()
+        )
         edges = dict(conn.execute("SELECT type, count(*) FROM edges GROUP BY type").fetchall())
     by_source: dict[str, list[tuple[int, str]]] = {}
     for source, body, ordinal in passages:

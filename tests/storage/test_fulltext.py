@@ -284,7 +284,11 @@ def test_scope_and_status_filters_apply(vault_path: Path) -> None:
         expression = match_expression("lighthouse")
         assert expression is not None
         with svc.vault.read() as conn:
-            seq_of = dict(conn.execute("SELECT id, seq FROM nodes").fetchall())
+            seq_of = dict(
+                conn.execute(
+                    "SELECT id, seq FROM nodes WHERE id IN (?, ?)", (mine, theirs)
+                ).fetchall()
+            )
 
             def find(scopes: list[str], statuses: list[str]) -> list[Any]:
                 return fulltext.search(conn, expression, scopes, statuses, 10)

@@ -1,0 +1,180 @@
+"""Copies of a vault file: encrypted like the vault, openable with its passphrase, written under
+a temporary name and renamed only when whole, never left half-written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cairn.storage import backup, schema, sentinel
+from cairn.storage.errors import (
+    CopyFailed,
+    RowRejected,
+    TargetExists,
+    VaultError,
+    WrongPassphrase,
+)
+from cairn.storage.keys import SQLITE_PLAINTEXT_HEADER, read_salt
+from cairn.storage.vault import Vault
+from tests.conftest import PASSPHRASE
+
+WORD = "Quixotrombone"  # appears nowhere but in what the tests write
+
+
+@pytest.fixture
+def vault(vault_path: Path) -> Vault:
+    v = Vault.create(vault_path, PASSPHRASE)
+    with v.write() as conn:
+        for i in range(200):
+            conn.execute(
+                "INSERT INTO settings(key, value) VALUES (?, json_quote(?))",
+                (f"k{i}", f"{WORD} number {i}"),
+            )
+    yield v
+    v.close()
+
+
+def _backup(vault: Vault, dest: Path, *, overwrite: bool = False) -> None:
+    with backup.staged(dest, overwrite=overwrite) as stage:
+        backup.copy_vault(vault, stage)
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if backup.PARTIAL_SUFFIX in p.name)
+
+
+def test_the_copy_is_encrypted_with_the_vaults_salt_and_opens_with_the_passphrase(
+    vault: Vault, tmp_path: Path
+) -> None:
+    dest = tmp_path / "copy.cairn"
+    _backup(vault, dest)
+    data = dest.read_bytes()
+    assert data[:16] != SQLITE_PLAINTEXT_HEADER
+    assert data[:16] == read_salt(vault.path)  # the passphrase derives the key with this salt
+    assert WORD.encode() not in data and WORD.lower().encode() not in data
+    assert dest.stat().st_mode & 0o777 == 0o600
+    # One file: no log beside it, and no temporary file left.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("copy")) == [dest.name]
+    with Vault.open(dest, PASSPHRASE) as copy, copy.read() as conn:
+        assert (
+            conn.execute("SELECT count(*) FROM settings WHERE key LIKE 'k%'").fetchone()[0] == 200
+        )
+    with pytest.raises(WrongPassphrase):
+        Vault.open(dest, "not the passphrase")
+
+
+def test_checking_a_copy_changes_none_of_its_bytes(vault: Vault, tmp_path: Path) -> None:
+    dest = tmp_path / "copy.cairn"
+    _backup(vault, dest)
+    before = dest.read_bytes()
+    key = backup.key_for(dest, PASSPHRASE)
+    with backup.open_copy(dest, key) as conn:
+        assert backup.integrity_problems(conn) == []
+    # Read-only: a write is refused, not made.
+    with pytest.raises(VaultError, match="readonly"), backup.open_copy(dest, key) as conn:
+        conn.execute("INSERT INTO settings(key, value) VALUES ('x', '1')")
+    assert dest.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("copy")) == [dest.name]
+    with pytest.raises(WrongPassphrase), backup.open_copy(dest, backup.key_for(dest, "wrong")):
+        pass
+
+
+def test_an_existing_file_is_kept_unless_overwrite_is_asked(vault: Vault, tmp_path: Path) -> None:
+    dest = tmp_path / "copy.cairn"
+    dest.write_bytes(b"something precious")
+    with pytest.raises(TargetExists, match="--force"):
+        _backup(vault, dest)
+    assert dest.read_bytes() == b"something precious"
+    assert _leftovers(tmp_path) == []
+    _backup(vault, dest, overwrite=True)
+    assert dest.read_bytes()[:16] == read_salt(vault.path)
+
+
+def test_a_missing_folder_is_said_before_anything_is_written(vault: Vault, tmp_path: Path) -> None:
+    with pytest.raises(VaultError, match="does not exist"):
+        _backup(vault, tmp_path / "nowhere" / "copy.cairn")
+    with pytest.raises(VaultError, match="is a folder"):
+        _backup(vault, tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any folder")
+def test_an_unwritable_folder_gives_a_clear_message(vault: Vault, tmp_path: Path) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0o500)
+    with pytest.raises(CopyFailed, match="you may not write in"):
+        _backup(vault, folder / "copy.cairn")
+    assert list(folder.iterdir()) == []
+
+
+def test_a_write_that_fails_part_way_leaves_no_partial_file(vault: Vault, tmp_path: Path) -> None:
+    # A file size limit makes the copy's writes fail part-way, as a full disk would; it is set
+    # in a child process so that nothing else in this run is limited.
+    vault.close()
+    dest = tmp_path / "out" / "copy.cairn"
+    dest.parent.mkdir()
+    script = textwrap.dedent(
+        f"""
+        import resource, signal, sys
+        from pathlib import Path
+        from cairn.storage import backup
+        from cairn.storage.errors import CopyFailed
+        from cairn.storage.vault import Vault
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        vault = Vault.open(Path({str(vault.path)!r}), {PASSPHRASE!r})
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, hard))
+        try:
+            with backup.staged(Path({str(dest)!r}), overwrite=False) as stage:
+                backup.copy_vault(vault, stage)
+        except CopyFailed as error:
+            print(error)
+            sys.exit(3)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            vault.close()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 3, done.stderr
+    assert f"Could not write {dest}: writing stopped part-way" in done.stdout
+    assert "Nothing was left behind" in done.stdout
+    assert list(dest.parent.iterdir()) == []
+    with Vault.open(vault.path, PASSPHRASE) as again:  # the vault itself is untouched
+        assert again.integrity_problems() == []
+
+
+def test_a_restore_target_in_use_is_refused(vault: Vault, tmp_path: Path) -> None:
+    # ``vault`` is open: its -wal and -shm files are beside it.
+    assert backup.in_use(vault.path)
+    refused = pytest.raises(VaultError, match="is open in a Cairn program")
+    with refused, backup.staged(vault.path, overwrite=True, keep_replaced=True):
+        pass
+    assert _leftovers(tmp_path) == []
+
+
+def test_the_sentinel_cannot_be_changed_or_deleted(vault: Vault) -> None:
+    with vault.write() as conn:
+        conn.execute("INSERT INTO node_types(name, family) VALUES ('Note', 'memory')")
+        sentinel.add(conn, "Note", "{}", "2024-01-01T00:00:00.000000+00:00")
+        assert sentinel.present(conn)
+    for sql in (
+        "DELETE FROM nodes WHERE id = ?",
+        "UPDATE nodes SET status = 'active' WHERE id = ?",
+    ):
+        with pytest.raises(RowRejected, match="sentinel belongs to Cairn"), vault.write() as conn:
+            conn.execute(sql, (sentinel.SENTINEL_ID,))
+    with vault.read() as conn:
+        assert sentinel.present(conn)
+
+
+def test_the_guarding_migration_names_the_sentinels_id() -> None:
+    guard = next(m for m in schema.MIGRATIONS if "sentinel_never_deleted" in m)
+    assert guard.count(f"'{sentinel.SENTINEL_ID}'") == 2
