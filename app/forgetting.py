@@ -45,7 +45,7 @@ def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str])
         # Another program holds the vault (an ingest beside the window): the memory is gone
         # from every table already; its freed pages are zeroed, and the rebuild comes later.
         result["note"] = (
-            "Forgotten. The vault was busy with other work, so the file is compacted at the "
-            "next forget instead."
+            "The vault was busy with other work, so the file is compacted at the next forget "
+            "instead."
         )
     return result

@@ -356,8 +356,11 @@ class DetailPane(QWidget):
                 return
         node_id, title = detail.node.id, detail.node.title
 
-        def forgotten(_result: object) -> None:
-            self.clear(f"Forgotten: “{title}” is no longer in the vault.")
+        def forgotten(result: object) -> None:
+            note = result.get("note") if isinstance(result, dict) else None
+            self.clear(
+                f"Forgotten: “{title}” is no longer in the vault." + (f" {note}" if note else "")
+            )
             self.node_forgotten.emit(node_id)
 
         self._act("forget", lambda s: s.forget(node_id, scopes=s.scopes()), after=forgotten)
