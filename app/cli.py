@@ -14,7 +14,15 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cairn.app import cli_backup, cli_ingest, cli_memory, cli_receipts, compose
+from cairn.app import (
+    cli_backup,
+    cli_ingest,
+    cli_memory,
+    cli_receipts,
+    cli_serve,
+    cli_tokens,
+    compose,
+)
 from cairn.app.cli_common import (
     ask,
     emit,
@@ -413,6 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ingest.register(verb)
     cli_receipts.register(verb)
     cli_backup.register(verb)
+    cli_tokens.register(verb)
+    cli_serve.register(verb)
     return parser
 
 

@@ -74,3 +74,12 @@ def highlight(snippet: str, spans: Sequence[Sequence[int]]) -> str:
 
 def one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def after_nested_verb() -> argparse.ArgumentParser:
+    """A parent parser that lets --vault and --json also follow a nested verb
+    (``cairn token list --json``); SUPPRESS keeps a value given before the verb."""
+    after = argparse.ArgumentParser(add_help=False)
+    after.add_argument("--vault", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    after.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    return after

@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from cairn.app.cli_common import emit, open_service
+from cairn.app.cli_common import after_nested_verb, emit, open_service
 from cairn.app.receipts import ChainExport, exported
 
 Verb = Callable[..., argparse.ArgumentParser]
@@ -80,10 +80,7 @@ def _export(args: argparse.Namespace, chain: ChainExport) -> int:
 def register(verb: Verb) -> None:
     receipts = verb("receipts", cmd_receipts, "prove later that history was not rewritten")
     verbs = receipts.add_subparsers(dest="receipts_verb", required=True)
-    # --vault and --json also after the nested verb; SUPPRESS keeps a value given before it.
-    after = argparse.ArgumentParser(add_help=False)
-    after.add_argument("--vault", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    after.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    after = after_nested_verb()
     export = verbs.add_parser(
         "export", parents=[after], help="print the chain's head hash and count, to keep elsewhere"
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app import backup as copies
-from cairn.app import briefing, forgetting, graph, graph_data, receipts, retrieval
+from cairn.app import briefing, forgetting, graph, graph_data, graph_export, receipts, retrieval
 from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
@@ -41,6 +41,7 @@ from cairn.app.models import (
 )
 from cairn.app.packs import Pack
 from cairn.app.review import Review
+from cairn.app.tokens import Tokens
 from cairn.app.writer import NewMemory, Writer
 from cairn.storage import fulltext, graph_rows, records, sentinel, source_rows, vectors
 from cairn.storage.vault import Vault
@@ -65,6 +66,7 @@ class MemoryService:
         self._extraction = extraction or ExtractionSettings()
         self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
         self._apart_runs = ApartRuns()
+        self.tokens = Tokens(vault, self.scopes)  # the graph server's bearer tokens
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -446,6 +448,11 @@ class MemoryService:
             depth=depth,
             expanded=expanded,
         )
+
+    def graph_export(self, *, scopes: Sequence[str]) -> Any:
+        """Every visible memory of ``scopes`` and their edges as a networkx MultiDiGraph,
+        read only (no layout is made or cached): the graph server's export."""
+        return graph_export.whole(self.vault, self._scopes(scopes))
 
     def graph_overview(
         self,

@@ -408,6 +408,20 @@ BEGIN
 END;
 """
 
+# Issue 6: bearer tokens of the read-only graph server. Only the SHA-256 of a secret is kept:
+# a copy of the vault (or of a backup) never hands out a working token. A revoked token keeps
+# its row, so `cairn token list` still shows what was granted and when it was taken back.
+_API_TOKENS = """
+CREATE TABLE api_tokens (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL UNIQUE,
+    created_at    TEXT NOT NULL,
+    scopes        TEXT NOT NULL CHECK (json_valid(scopes) AND json_type(scopes) = 'array'),
+    revoked_at    TEXT
+) STRICT;
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -416,6 +430,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SOURCES,
     _GRAPH_LAYOUTS,
     _SENTINEL_GUARD,
+    _API_TOKENS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

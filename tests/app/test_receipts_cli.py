@@ -7,38 +7,15 @@ file would; the CLI then opens the file afresh and has to notice.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from cairn.app import receipts
-from cairn.app.cli import main
 from cairn.app.service import MemoryService
 from cairn.storage import records
-from tests.conftest import PASSPHRASE
+from tests.app.cli_runner import Cli
 
 ALL = ["personal"]
-Cli = Callable[..., tuple[str, str]]
-
-
-@pytest.fixture
-def cli(
-    service: MemoryService,
-    vault_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> Cli:
-    monkeypatch.setenv("CAIRN_VAULT", str(vault_path))
-    monkeypatch.setenv("CAIRN_PASSPHRASE", PASSPHRASE)
-
-    def run(*argv: str, expect: int = 0) -> tuple[str, str]:
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        assert code == expect, out + err
-        return out, err
-
-    return run
 
 
 def _rows(service: MemoryService) -> list[dict]:

@@ -1,0 +1,235 @@
+"""The read-only graph server behind ``cairn serve``: local tools and agents read the graph.
+
+Rules, each because of a concrete attack or mistake:
+- Bound to 127.0.0.1 by default. Another address is refused unless the vault has a live bearer
+  token (``cairn token create``): without one, anyone on the network could read.
+- The Host header must name the bound address (or localhost) with its port: a web page whose
+  name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name and is refused (421).
+- GET and HEAD only (others 405): nothing a browser form or a confused tool sends can change a
+  memory. No CORS header, so a web page's script cannot read the answers.
+- Every request needs a token, which sees only its scopes (403 for another one), unless the
+  server was started with ``allow_loopback_without_token`` on a loopback address.
+- Handlers call only read methods of ``MemoryService``, which read through ``Vault.read()``:
+  a read-only (``query_only``) connection per request thread, never the writer, so reads go
+  on while the window writes (WAL).
+- Request lines are not logged: a search's query string is memory content.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from cairn.app import server_routes
+from cairn.app.errors import CairnError, InvalidRequest, NodeNotFound
+from cairn.app.server_routes import Reply
+from cairn.app.service import MemoryService
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+ALLOW = "GET, HEAD"
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+class ServerRefused(InvalidRequest):
+    """The server will not start as asked (an address it must not bind)."""
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    allow_loopback_without_token: bool = False
+    # The secret of the one token this server accepts (``--token-file``); None: any live one.
+    only_secret: str | None = None
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class GraphServer(ThreadingHTTPServer):
+    """One server over one open service; ``serve_forever`` in a thread, ``shutdown`` to stop."""
+
+    daemon_threads = True
+
+    def __init__(self, service: MemoryService, options: ServeOptions) -> None:
+        host = options.host.strip("[]")
+        loopback = is_loopback(host)
+        if options.allow_loopback_without_token and not loopback:
+            raise ServerRefused(
+                f"--allow-loopback-without-token is for 127.0.0.1 only; {host} is reachable "
+                "from other machines. Drop the flag and use a token."
+            )
+        self.only_token: str | None = None
+        if options.only_secret is not None and options.allow_loopback_without_token:
+            raise ServerRefused(
+                "A token file and --allow-loopback-without-token contradict each other: choose one."
+            )
+        if options.only_secret is not None:
+            only = service.tokens.verify(options.only_secret)
+            if only is None:
+                raise ServerRefused(
+                    "The token file does not hold a live token of this vault; "
+                    "`cairn token list` shows them, `cairn token create` makes one."
+                )
+            self.only_token = only.id
+        if not loopback and not service.tokens.any_live():
+            raise ServerRefused(
+                f"Refusing to serve on {host}, which other machines can reach, without a "
+                "token: create one with `cairn token create --scopes personal`, or serve on "
+                "127.0.0.1."
+            )
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        self.service = service
+        self.allow_without_token = options.allow_loopback_without_token
+        self.loopback = loopback
+        try:
+            super().__init__((host, options.port), _Handler)
+        except OSError as exc:
+            raise ServerRefused(
+                f"Cannot listen on {host}:{options.port} ({exc.strerror or exc}); choose "
+                "another --port or stop what uses it."
+            ) from None
+        self.port = int(self.server_address[1])
+        bound = f"[{host}]" if ":" in host else host
+        self.hosts = {f"{name}:{self.port}".lower() for name in (*_LOOPBACK_NAMES, bound)}
+
+    @property
+    def url(self) -> str:
+        host = str(self.server_address[0])
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/v1/"
+
+    def host_allowed(self, header: str | None) -> bool:
+        if header is None:
+            return False
+        value = header.strip().lower()
+        if value in self.hosts:
+            return True
+        if self.loopback:
+            return False
+        # Bound beyond loopback (0.0.0.0, a LAN address): an address typed as digits cannot be
+        # re-pointed by DNS, so any IP literal with our port is as safe as the bound one.
+        name, _, port = value.rpartition(":")
+        try:
+            ipaddress.ip_address(name.strip("[]"))
+        except ValueError:
+            return False
+        return port == str(self.port)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: GraphServer
+    server_version = "cairn"
+    sys_version = ""
+
+    def do_GET(self) -> None:
+        self._serve(head=False)
+
+    def do_HEAD(self) -> None:
+        self._serve(head=True)
+
+    def _not_allowed(self) -> None:
+        self._send(
+            Reply.error(HTTPStatus.METHOD_NOT_ALLOWED, "This server only reads: use GET or HEAD."),
+            head=False,
+            extra={"Allow": ALLOW},
+        )
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _not_allowed
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: a request line holds the search text, which is memory content."""
+
+    def _serve(self, *, head: bool) -> None:
+        try:
+            reply, extra = self._answer()
+        except NodeNotFound as exc:
+            reply, extra = Reply.error(HTTPStatus.NOT_FOUND, str(exc)), {}
+        except InvalidRequest as exc:
+            reply, extra = Reply.error(HTTPStatus.BAD_REQUEST, str(exc)), {}
+        except CairnError as exc:
+            reply, extra = Reply.error(HTTPStatus.SERVICE_UNAVAILABLE, str(exc)), {}
+        except Exception as exc:  # a bug: answered, never a dropped connection
+            print(f"cairn serve: internal error: {type(exc).__name__}", file=sys.stderr)
+            reply = Reply.error(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                "The server failed on this request; try again, and report it if it persists.",
+            )
+            extra = {}
+        self._send(reply, head=head, extra=extra)
+
+    def _answer(self) -> tuple[Reply, dict[str, str]]:
+        if not self.server.host_allowed(self.headers.get("Host")):
+            return Reply.error(
+                HTTPStatus.MISDIRECTED_REQUEST,
+                "The Host header does not name this server; use the address it listens on.",
+            ), {}
+        url = urlsplit(self.path)
+        route = server_routes.find(url.path)
+        if route is None:
+            return Reply.error(
+                HTTPStatus.NOT_FOUND, f"No endpoint {url.path}; /v1/openapi.json lists them."
+            ), {}
+        params = parse_qs(url.query, keep_blank_values=True)
+        if route.public:
+            return route.call(self.server.service, route.match, params, []), {}
+        granted = self._granted()
+        if granted is None:
+            return Reply.error(
+                HTTPStatus.UNAUTHORIZED,
+                "A bearer token is needed: send `Authorization: Bearer <secret>` with a token "
+                "from `cairn token create`.",
+            ), {"WWW-Authenticate": 'Bearer realm="cairn"'}
+        asked = _listed(params, "scopes")
+        for scope in asked:
+            if scope not in granted:
+                return Reply.error(
+                    HTTPStatus.FORBIDDEN, f"This token may not read the scope {scope!r}."
+                ), {}
+        return route.call(self.server.service, route.match, params, asked or granted), {}
+
+    def _granted(self) -> list[str] | None:
+        """The scopes this request may read; None when it is not authorised."""
+        header = self.headers.get("Authorization")
+        if header is None:
+            if self.server.allow_without_token:
+                return self.server.service.scopes()
+            return None
+        kind, _, secret = header.strip().partition(" ")
+        if kind.lower() != "bearer" or not secret.strip():
+            return None
+        token = self.server.service.tokens.verify(secret.strip())
+        if token is None or self.server.only_token not in (None, token.id):
+            return None
+        return list(token.scopes)
+
+    def _send(self, reply: Reply, *, head: bool, extra: dict[str, str]) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for name, value in extra.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if not head:
+            self.wfile.write(reply.body)
+
+
+def _listed(params: dict[str, list[str]], name: str) -> list[str]:
+    return [
+        part.strip() for value in params.get(name, []) for part in value.split(",") if part.strip()
+    ]
