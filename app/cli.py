@@ -19,6 +19,7 @@ from cairn.app import (
     cli_ingest,
     cli_memory,
     cli_receipts,
+    cli_retention,
     cli_serve,
     cli_tokens,
     compose,
@@ -423,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_backup.register(verb)
     cli_tokens.register(verb)
     cli_serve.register(verb)
+    cli_retention.register(verb, scoped)
     return parser
 
 

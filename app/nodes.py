@@ -16,6 +16,7 @@ from cairn.app.clock import new_id, now_iso, utc_stamp
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.packs import Pack
+from cairn.app.retention import Retention, candidate_of
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, fulltext, graph_rows, names, records
 from cairn.storage.vault import Vault
@@ -51,12 +52,13 @@ class NodeStore:
         self._vault = vault
         self._pack = pack
         self._space = space
+        self.retention: Retention | None = None  # set by the writer that owns this store
 
     def insert(self, conn: Any, draft: Draft, status: str) -> dict[str, Any]:
         memory = draft.memory
         now = now_iso()
         node_id = new_id()
-        row = {
+        row: dict[str, Any] = {
             "id": node_id,
             "type": memory.type,
             "title": draft.title,
@@ -72,7 +74,19 @@ class NodeStore:
             "recorded_at": now,
             "updated_at": now,
         }
+        verdict = None
+        if self.retention is not None:
+            family = self._pack.node_types[memory.type].family
+            candidate = candidate_of(row | {"attrs": draft.attrs}, family)
+            verdict, importance, stability = self.retention.judge(candidate)
+            row |= {
+                "retention_label": verdict.label,
+                "importance": importance,
+                "stability": stability,
+            }
         seq = graph_rows.insert_node(conn, row)
+        if verdict is not None and self.retention is not None:
+            self.retention.record_label(conn, node_id, verdict, now)
         fulltext.index(conn, seq, draft.text)
         self._space.store(conn, seq, draft.vector, memory.scope, status)
         stored = graph_rows.nodes_by_ids(conn, [node_id], [memory.scope])[0]

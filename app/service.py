@@ -67,6 +67,7 @@ class MemoryService:
         self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
         self._apart_runs = ApartRuns()
         self.tokens = Tokens(vault, self.scopes)  # the graph server's bearer tokens
+        self.retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -242,8 +243,13 @@ class MemoryService:
             self.vault, self._space, query, self._scopes(scopes), options, self._term_counts
         )
 
-    def get(self, ids: Sequence[str], *, scopes: Sequence[str]) -> GetResponse:
-        return graph.get(self.vault, ids, self._scopes(scopes))
+    def get(self, ids: Sequence[str], *, scopes: Sequence[str], use: bool = True) -> GetResponse:
+        """The memories ``ids`` with their links. Each one found counts as used (retention)
+        unless ``use`` is False: the graph server's reads, which never write."""
+        got = graph.get(self.vault, ids, self._scopes(scopes))
+        if use and got.nodes:
+            self.retention.opened([detail.node.id for detail in got.nodes])
+        return got
 
     def traverse(
         self,
@@ -415,6 +421,7 @@ class MemoryService:
 
     def close(self) -> None:
         self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
+        self.retention.save_uses_before_close()
         self._space.close()
         self.vault.close()
 

@@ -48,6 +48,14 @@ SETTINGS: dict[str, Setting] = {
         "a tag naming a person, project, place... is ignored, suggested as a link, or linked",
         ("off", "suggest", "auto"),
     ),
+    "retention_mode": Setting(
+        "propose",
+        "faded ephemeral memories are proposed for archiving, or archived by the supervisor",
+        ("propose", "auto"),
+    ),
+    "retention_fade_below": Setting(
+        0.1, "retrievability below which an ephemeral memory has faded (see retention)"
+    ),
 }
 
 
@@ -60,6 +68,8 @@ class MemorySettings:
     resonance_floor: float
     entity_mode: str
     tag_anchoring: str
+    retention_mode: str
+    retention_fade_below: float
 
 
 def read(conn: Any) -> MemorySettings:

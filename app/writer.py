@@ -22,6 +22,7 @@ from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, Unknown
 from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
 from cairn.app.nodes import Draft, NewMemory, NodeStore, attrs_json, merge_attrs
 from cairn.app.packs import Pack
+from cairn.app.retention import Retention
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, graph_rows, records
 from cairn.storage.vault import Vault
@@ -59,6 +60,10 @@ class Writer:
         self._pack = pack
         self._space = space
         self.store = NodeStore(vault, pack, space)
+        self.retention = Retention(
+            vault, lambda type_name: pack.node_types[type_name].family, self.set_status
+        )
+        self.store.retention = self.retention
 
     # -- memories -----------------------------------------------------------------------------
 
@@ -413,6 +418,7 @@ class Writer:
             created = self.store.add_edge(conn, src, dst, edge_type, rationale)
             if created:
                 receipts.append(conn, "link", {"edges": 1})
+            self.retention.reinforce(conn, [src, dst], now_iso())  # linking is a use of both
         return LinkResult(src, dst, edge_type, spec.layer, created)
 
     # -- status -------------------------------------------------------------------------------

@@ -422,6 +422,24 @@ CREATE TABLE api_tokens (
 ) STRICT;
 """
 
+# Issue 6: the retention supervisor's log. Every decision about a memory's keeping (its label at
+# birth, a proposal to archive it, an archive or a keep) is a row with its reason. Reasons are
+# rule names and numbers, never the memory's text. A forgotten memory takes its rows with it.
+# The index serves the supervisor's pass, which reads only active memories of one label.
+_RETENTION_LOG = """
+CREATE TABLE retention_log (
+    seq      INTEGER PRIMARY KEY,
+    at       TEXT NOT NULL,
+    node_id  TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    action   TEXT NOT NULL CHECK (action IN ('labelled', 'proposed', 'archived', 'kept')),
+    label    TEXT CHECK (label IN ('ephemeral', 'normal', 'critical')),
+    actor    TEXT NOT NULL,        -- who decided: 'rules', an advisor's name, 'supervisor', 'you'
+    reason   TEXT NOT NULL
+) STRICT;
+CREATE INDEX retention_log_by_node ON retention_log(node_id, seq);
+CREATE INDEX nodes_by_retention ON nodes(retention_label, status);
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -431,6 +449,7 @@ MIGRATIONS: tuple[str, ...] = (
     _GRAPH_LAYOUTS,
     _SENTINEL_GUARD,
     _API_TOKENS,
+    _RETENTION_LOG,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -18,6 +18,7 @@ from typing import Any
 from cairn.storage import connection
 from cairn.storage.errors import (
     NotAVault,
+    VaultBusy,
     VaultClosed,
     VaultError,
     VaultExists,
@@ -151,23 +152,41 @@ class Vault:
     # -- connections --------------------------------------------------------------------------
 
     @contextmanager
-    def write(self) -> Iterator[Any]:
-        """The writer connection inside one transaction (a savepoint when nested)."""
-        with self._write_lock:
-            self._require_open()
-            outermost = not self._writer.in_transaction
-            # Callbacks registered inside a block that rolls back go with it.
-            registered_before = len(self._after_commit)
-            try:
-                with connection.atomic(self._writer, self.path) as conn:
-                    yield conn
-            except BaseException:
-                del self._after_commit[registered_before:]
-                raise
-            if outermost:
-                callbacks, self._after_commit = self._after_commit, []
-                for callback in callbacks:
-                    callback()
+    def write(self, *, patient: bool = True) -> Iterator[Any]:
+        """The writer connection inside one transaction (a savepoint when nested).
+
+        ``patient=False`` raises ``VaultBusy`` at once instead of waiting for another writer:
+        for bookkeeping that can wait for a later turn (the record of what was read)."""
+        if not self._write_lock.acquire(blocking=patient):
+            raise VaultBusy(self.path)
+        try:
+            with self._write_transaction(patient) as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
+
+    @contextmanager
+    def _write_transaction(self, patient: bool) -> Iterator[Any]:
+        self._require_open()
+        outermost = not self._writer.in_transaction
+        impatient = outermost and not patient
+        if impatient:
+            self._writer.execute("PRAGMA busy_timeout = 0")
+        # Callbacks registered inside a block that rolls back go with it.
+        registered_before = len(self._after_commit)
+        try:
+            with connection.atomic(self._writer, self.path) as conn:
+                yield conn
+        except BaseException:
+            del self._after_commit[registered_before:]
+            raise
+        finally:
+            if impatient:
+                self._writer.execute(f"PRAGMA busy_timeout = {connection.BUSY_TIMEOUT_MS}")
+        if outermost:
+            callbacks, self._after_commit = self._after_commit, []
+            for callback in callbacks:
+                callback()
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the current outermost transaction commits; never on rollback.

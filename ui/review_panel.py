@@ -4,8 +4,8 @@ The write path stores what it is sure of and asks about the rest (DESIGN §4): a
 duplicate waits out of sight until the person keeps both or merges them; a name used for two
 kinds of thing, or the name of an archived memory, waits to be confirmed or merged; a name many
 memories link to without a description waits to be described. Each section shows its count and
-says in plain words when nothing waits. Retention proposals get their section now, saying that
-retention is not active yet, so the place where they will appear is already known.
+says in plain words when nothing waits. The retention supervisor's proposals (short-lived memories
+that faded unused) wait to be archived or kept.
 
 Every read and decision runs in a worker; an error is shown in the panel as a sentence. After
 a decision the panel emits ``session.changed``, which also makes it read the queue again.
@@ -29,12 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.models import ReviewItem
+from cairn.app.retention import Proposal
 from cairn.ui.compare import CompareView
 from cairn.ui.owned_calls import call_in_worker
-from cairn.ui.review_queue import ReviewQueue, load_queue, settle
+from cairn.ui.review_queue import ReviewQueue, load_queue, settle, settle_proposal
 from cairn.ui.session import Session
 
-KEY_ROLE = Qt.ItemDataRole.UserRole  # "section:<name>", "item:<id>" or "stub:<id>"
+# "section:<name>", "item:<id>", "stub:<id>" or "fade:<id>" (a retention proposal)
+KEY_ROLE = Qt.ItemDataRole.UserRole
 # Each section: its heading and what it says when nothing waits.
 SECTIONS = {
     "duplicate": (
@@ -57,9 +59,9 @@ SECTIONS = {
     ),
     "retention": (
         "Retention proposals",
-        "Retention is not active yet. When the retention supervisor arrives, its proposals "
-        "to archive or forget memories will wait here for your decision; until then nothing "
-        "is archived or forgotten on its own.",
+        "Nothing has faded. Short-lived memories (where you parked, a lunch plan) that go "
+        "unused for about a week are proposed here for archiving. Archiving hides a memory "
+        "from search and can be undone; nothing is ever deleted on its own.",
     ),
 }
 
@@ -119,8 +121,26 @@ class ReviewPanel(QWidget):
         stub_layout.addWidget(self._stub_text)
         stub_layout.addWidget(self.describe_button, 0, Qt.AlignmentFlag.AlignLeft)
         stub_layout.addStretch(1)
+        self._fade_text = QLabel("")
+        self._fade_text.setWordWrap(True)
+        self._fade_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.archive_button = QPushButton("Archive")
+        self.archive_button.setToolTip("Hide it from search; Unarchive brings it back")
+        self.keep_button = QPushButton("Keep")
+        self.keep_button.setToolTip("It matters: stop treating it as short-lived")
+        self.archive_button.clicked.connect(lambda: self._decide_proposal("archive"))
+        self.keep_button.clicked.connect(lambda: self._decide_proposal("keep"))
+        fade_buttons = QHBoxLayout()
+        fade_buttons.addWidget(self.archive_button)
+        fade_buttons.addWidget(self.keep_button)
+        fade_buttons.addStretch(1)
+        fade_page = QWidget()
+        fade_layout = QVBoxLayout(fade_page)
+        fade_layout.addWidget(self._fade_text)
+        fade_layout.addLayout(fade_buttons)
+        fade_layout.addStretch(1)
         self._pages = QStackedWidget()
-        for page in (self._message, compare_page, stub_page):
+        for page in (self._message, compare_page, stub_page, fade_page):
             self._pages.addWidget(page)
         self._status = QLabel("")  # what a decision did, or why it could not be done
         self._status.setWordWrap(True)
@@ -160,6 +180,7 @@ class ReviewPanel(QWidget):
     def section_counts(self) -> dict[str, int]:
         counts = {kind: len(found) for kind, found in self._queue.items.items()}
         counts["stubs"] = len(self._queue.stubs)
+        counts["retention"] = len(self._queue.proposals)
         return counts
 
     def select(self, key: str) -> bool:
@@ -176,8 +197,9 @@ class ReviewPanel(QWidget):
 
     @property
     def shown_text(self) -> str:
-        """The words of the page shown (for the section's message and the stub's page)."""
-        return self._message.text() if self._pages.currentIndex() == 0 else self._stub_text.text()
+        """The words of the page shown (a section's message, a stub's or a proposal's page)."""
+        page = self._pages.currentIndex()
+        return [self._message, self._message, self._stub_text, self._fade_text][page].text()
 
     @property
     def compare(self) -> CompareView:
@@ -208,8 +230,12 @@ class ReviewPanel(QWidget):
             child = QTreeWidgetItem([f"{stub['title']}  ({stub['degree']} links)"])
             child.setData(0, KEY_ROLE, f"stub:{stub['id']}")
             section.addChild(child)
-        retention = self._section("retention", None)
-        retention.setText(0, f"{SECTIONS['retention'][0]} (not active yet)")
+        section = self._section("retention", len(queue.proposals))
+        for proposal in queue.proposals:
+            child = QTreeWidgetItem([f"{proposal.title}  ({proposal.days_unused:.0f} days unused)"])
+            child.setData(0, KEY_ROLE, f"fade:{proposal.id}")
+            child.setToolTip(0, proposal.reason)
+            section.addChild(child)
         self._tree.expandAll()
         self._tree.blockSignals(False)
         if not (keep and self.select(keep)):
@@ -250,6 +276,8 @@ class ReviewPanel(QWidget):
             return key.removeprefix("section:")
         if key.startswith("stub:"):
             return "stubs"
+        if key.startswith("fade:"):
+            return "retention"
         return self._review_kinds.get(key.removeprefix("item:"))
 
     def _failed(self, generation: int, message: str) -> None:
@@ -276,14 +304,23 @@ class ReviewPanel(QWidget):
                 "has no description of its own yet. Open it and write what it is."
             )
             self._pages.setCurrentIndex(2)
+        elif kind == "fade" and (proposal := self._proposal(ident)) is not None:
+            self._fade_text.setText(
+                f"{proposal.title} ({proposal.type}, {proposal.scope}) is a short-lived memory "
+                f"that has not been opened for {proposal.days_unused:.0f} days: "
+                f"{proposal.reason}. Archive it to clear it from search, or keep it if it "
+                "still matters."
+            )
+            self._set_fade_buttons(True)
+            self._pages.setCurrentIndex(3)
         else:
             self._message.setText(self._section_words(ident))
             self._pages.setCurrentIndex(0)
 
     def _section_words(self, name: str) -> str:
         heading, empty = SECTIONS.get(name, ("", "Choose an entry on the left."))
-        count = len(self._queue.stubs) if name == "stubs" else len(self._queue.items.get(name, []))
-        if name == "retention" or not count:
+        count = self.section_counts().get(name, 0)
+        if not count:
             return empty
         return f"{heading}: {count} waiting. Choose one on the left to see it."
 
@@ -297,6 +334,9 @@ class ReviewPanel(QWidget):
     @property
     def _review_kinds(self) -> dict[str, str]:
         return {r.id: kind for kind, found in self._queue.items.items() for r in found}
+
+    def _proposal(self, node_id: str) -> Proposal | None:
+        return next((p for p in self._queue.proposals if p.id == node_id), None)
 
     def _stub(self, node_id: str) -> dict[str, Any] | None:
         return next((s for s in self._queue.stubs if s["id"] == node_id), None)
@@ -332,6 +372,27 @@ class ReviewPanel(QWidget):
             self, settle, service, ident, action, on_done=self._decided, on_failed=self._not_decided
         )
 
+    def _decide_proposal(self, action: str) -> None:
+        service = self._session.service
+        kind, _, ident = (self._selected_key or "").partition(":")
+        if service is None or kind != "fade":
+            return
+        self._set_fade_buttons(False)
+        self._status.setText("Saving your decision…")
+        call_in_worker(
+            self,
+            settle_proposal,
+            service,
+            ident,
+            action,
+            on_done=self._decided,
+            on_failed=self._not_decided,
+        )
+
+    def _set_fade_buttons(self, enabled: bool) -> None:
+        self.archive_button.setEnabled(enabled)
+        self.keep_button.setEnabled(enabled)
+
     def _decided(self, words: str) -> None:
         if self._session.service is None:
             return
@@ -343,6 +404,7 @@ class ReviewPanel(QWidget):
             return
         self._status.setText(f"That did not work: {message}")
         self._set_buttons(True)
+        self._set_fade_buttons(True)
         self._refresh_timer.start()  # it may have been settled elsewhere meanwhile
 
     def _set_buttons(self, enabled: bool) -> None:
@@ -373,6 +435,7 @@ class ReviewPanel(QWidget):
         self._tree.blockSignals(False)
         self._compare.clear()
         self._stub_text.setText("")
+        self._fade_text.setText("")
         self._message.setText("")
         self._status.setText("")
         self._pages.setCurrentIndex(0)

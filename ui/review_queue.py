@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.app.models import ReviewItem
+from cairn.app.retention import Proposal
 from cairn.app.service import MemoryService
 
 
@@ -17,10 +18,11 @@ class ReviewQueue:
     items: dict[str, list[ReviewItem]] = field(default_factory=dict)  # by kind
     stubs: list[dict[str, Any]] = field(default_factory=list)  # id, type, title, degree
     sources: dict[str, str | None] = field(default_factory=dict)  # memory id → its source
+    proposals: list[Proposal] = field(default_factory=list)  # faded: archive or keep?
 
     @property
     def decisions(self) -> int:
-        return sum(len(found) for found in self.items.values())
+        return sum(len(found) for found in self.items.values()) + len(self.proposals)
 
 
 def load_queue(service: MemoryService) -> ReviewQueue:
@@ -34,7 +36,7 @@ def load_queue(service: MemoryService) -> ReviewQueue:
     sides = [side for found in items.values() for i in found for side in (i.node, i.other)]
     sources = {side["id"]: side.get("source") for side in sides if side}
     stubs = service.briefing(scopes=scopes).stubs_to_enrich
-    return ReviewQueue(items, stubs, sources)
+    return ReviewQueue(items, stubs, sources, service.retention.proposals(scopes))
 
 
 def settle(service: MemoryService, item_id: str, action: str) -> str:
@@ -48,3 +50,16 @@ def settle(service: MemoryService, item_id: str, action: str) -> str:
         return "Kept both, joined as related."
     title = result.node.title if result.node else "the kept memory"
     return f"Merged into “{title}”. Its text is kept there as an addendum."
+
+
+def settle_proposal(service: MemoryService, node_id: str, action: str) -> str:
+    """Archive or keep a faded memory the supervisor proposed (worker side)."""
+    scopes = service.scopes()
+    if action == "archive":
+        service.retention.archive(node_id, scopes)
+        return (
+            "Archived. It no longer shows in search; the Archive shelf of the library lists "
+            "it, and Unarchive brings it back."
+        )
+    service.retention.keep(node_id, scopes)
+    return "Kept. It is no longer counted as short-lived."

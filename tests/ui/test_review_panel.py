@@ -138,7 +138,7 @@ def test_a_name_linked_three_times_is_listed_to_describe(
     assert opened.args == [stub["id"]]
 
 
-def test_empty_sections_and_retention_say_so_in_words(qtbot, open_session: Session) -> None:
+def test_empty_sections_say_so_in_words(qtbot, open_session: Session) -> None:
     panel = _panel(qtbot, open_session)
     _wait_for_counts(qtbot, panel, duplicate=0, label_conflict=0, revive_candidate=0, stubs=0)
     assert panel.select("section:duplicate")
@@ -146,7 +146,7 @@ def test_empty_sections_and_retention_say_so_in_words(qtbot, open_session: Sessi
     assert panel.select("section:stubs")
     assert "No name needs describing" in panel.shown_text
     assert panel.select("section:retention")
-    assert "Retention is not active yet" in panel.shown_text
+    assert "Nothing has faded" in panel.shown_text
 
 
 def test_a_decision_that_cannot_be_made_is_a_sentence_and_locking_clears(
@@ -168,5 +168,5 @@ def test_a_decision_that_cannot_be_made_is_a_sentence_and_locking_clears(
     assert counts == [0]
     assert panel.compare.new.text.toPlainText() == ""
     assert panel.compare.kept.title.text() == ""
-    assert panel.section_counts() == {"stubs": 0}
+    assert panel.section_counts() == {"stubs": 0, "retention": 0}
     assert panel.status_text == ""
