@@ -1,9 +1,10 @@
 """``cairn`` verbs that keep memory clean: what a write did, the review queue, supersede and
-history, the briefing, and the vault's memory settings."""
+history, forget, the briefing, and the vault's memory settings."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -164,6 +165,34 @@ def cmd_settings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    """The only deletion, so it is confirmed: at a prompt, or with --yes in a script."""
+    with open_service(args, with_embedder=False) as service:
+        scopes = scopes_of(service, args)
+        found = service.get([args.id], scopes=scopes, use=False).nodes
+        if not found:
+            raise InvalidRequest(f"No memory {args.id} in the scopes you can see.")
+        title = found[0].node.title
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise InvalidRequest(
+                    f"Forgetting {title!r} deletes it for good; add --yes to confirm."
+                )
+            answer = input(f"Forget {title!r} for good? It cannot be brought back. [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Nothing forgotten.")
+                return 1
+        result = service.forget(args.id, scopes=scopes)
+
+    def human() -> None:
+        print(f"Forgotten: {result['title']!r} ({result['forgotten']} memories with its parts).")
+        if "note" in result:
+            print(result["note"])
+
+    emit(args, result, human)
+    return 0
+
+
 def register(verb: Verb, scoped: argparse.ArgumentParser) -> None:
     pending = verb("pending", cmd_pending, "what waits for review (duplicates, conflicts)", scoped)
     pending.add_argument(
@@ -179,6 +208,9 @@ def register(verb: Verb, scoped: argparse.ArgumentParser) -> None:
     supersede = verb("supersede", cmd_supersede, "mark OLD as replaced by NEW", scoped)
     supersede.add_argument("old")
     supersede.add_argument("new")
+    forget = verb("forget", cmd_forget, "delete a memory for good (the only deletion)", scoped)
+    forget.add_argument("id")
+    forget.add_argument("--yes", action="store_true", help="confirm without a prompt")
     history = verb("history", cmd_history, "a memory's versions, oldest first", scoped)
     history.add_argument("id")
     briefing = verb("briefing", cmd_briefing, "what is due, recent, and waiting", scoped)

@@ -50,3 +50,16 @@ def test_keep_and_unknown_ids(service: MemoryService, cli: Cli) -> None:
     assert "No proposals" in cli("retention", "proposals")[0]
     _, err = cli("retention", "keep", "01NOSUCHMEMORY0000000000000", expect=1)
     assert "01NOSUCHMEMORY0000000000000" in err
+
+
+def test_forget_from_the_shell_needs_a_confirmation(service: MemoryService, cli: Cli) -> None:
+    node = service.write("Note", "The spare key is under the blue pot").node
+    assert node is not None
+    _, err = cli("forget", node.id, expect=1)  # stdin is not a terminal here
+    assert "add --yes" in err
+    assert service.get([node.id], scopes=ALL, use=False).nodes
+    out, _ = cli("forget", node.id, "--yes")
+    assert "Forgotten: 'The spare key is under the blue pot'" in out
+    assert not service.get([node.id], scopes=ALL, use=False).nodes
+    _, err = cli("forget", node.id, "--yes", expect=1)
+    assert node.id in err
