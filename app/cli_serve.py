@@ -20,6 +20,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server = GraphServer(service, options)
         try:
             print(f"Serving {server.url} (read-only); Ctrl+C stops.", flush=True)
+            print(f"A page that draws the graph: {server.url}view")
             if secret is not None:
                 print("Only the token in the token file is accepted.")
             elif not options.allow_loopback_without_token:

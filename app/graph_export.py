@@ -11,7 +11,7 @@ from typing import Any
 
 import networkx as nx
 
-from cairn.app.models import VISIBLE_STATUSES, TraverseResponse
+from cairn.app.models import VISIBLE_STATUSES, Node, TraverseResponse
 from cairn.storage import layout_rows
 from cairn.storage.vault import Vault
 
@@ -30,9 +30,12 @@ def whole(vault: Vault, scopes: Sequence[str]) -> nx.MultiDiGraph:
     return graph
 
 
-def from_traverse(reach: TraverseResponse) -> nx.MultiDiGraph:
-    """What a walk reached, with the edges it crossed."""
+def from_traverse(reach: TraverseResponse, start: Node | None = None) -> nx.MultiDiGraph:
+    """What a walk reached, with the edges it crossed; ``start`` names where it began (the
+    walk lists only what it reached, so without it the start would be a bare id)."""
     graph = nx.MultiDiGraph(root=reach.start, truncated=reach.truncated)
+    if start is not None:
+        graph.add_node(start.id, type=start.type, title=start.title, status=start.status, depth=0)
     for node in reach.nodes:
         graph.add_node(
             node.id, type=node.type, title=node.title, status=node.status, depth=node.depth

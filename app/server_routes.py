@@ -1,22 +1,30 @@
 """The graph server's endpoints under /v1/, each a call of a read method of ``MemoryService``,
-and the OpenAPI document that describes them. No route writes."""
+with the parameters each one takes; ``server_openapi`` describes them from this same table, so
+the document cannot drift from what is served. No route writes."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
-from cairn.app import graph_export
+from cairn.app import graph_export, server_openapi, server_web
+from cairn.app.clock import utc_stamp
 from cairn.app.errors import InvalidRequest, NodeNotFound
+from cairn.app.graph import DIRECTIONS, MAX_DEPTH
+from cairn.app.retrieval import MAX_LIMIT, PROFILES
 from cairn.app.service import MemoryService
 
 Params = dict[str, list[str]]
 JSON = "application/json; charset=utf-8"
 GRAPHML = "application/graphml+xml; charset=utf-8"
+FORMATS = ("json", "graphml")
+# The whitespace a query may not consist of only, spelled out so the OpenAPI pattern means
+# the same in every regex dialect (Python, Rust and JavaScript disagree on Unicode spaces).
+BLANK = " \t\n\r\f\v"
 
 
 @dataclass(frozen=True)
@@ -24,6 +32,7 @@ class Reply:
     status: int
     body: bytes
     content_type: str = JSON
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def json(cls, data: Any, status: int = HTTPStatus.OK) -> Reply:
@@ -38,10 +47,27 @@ Handler = Callable[[MemoryService, "re.Match[str]", Params, list[str]], Reply]
 
 
 @dataclass(frozen=True)
+class Param:
+    name: str
+    where: str  # "query" or "path"
+    schema: dict[str, Any]
+    about: str
+    required: bool = False
+    repeat: bool = False  # may be given more than once (each value counts)
+
+
+@dataclass(frozen=True)
 class Route:
-    pattern: re.Pattern[str]
+    path: str  # as the OpenAPI document names it
     handler: Handler
     public: bool  # answered without a token: says nothing about what the vault holds
+    summary: str
+    params: tuple[Param, ...] = ()
+    answer: str = "json"  # what a 200 holds: a key of server_openapi.ANSWERS
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(re.escape(self.path).replace(r"\{id\}", _ID))
 
 
 @dataclass(frozen=True)
@@ -56,12 +82,13 @@ class Found:
     def call(
         self, service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
     ) -> Reply:
+        _check_names(self.route, params)
         return self.route.handler(service, match, params, scopes)
 
 
 def find(path: str) -> Found | None:
-    for route in _ROUTES:
-        match = route.pattern.fullmatch(path)
+    for route in ROUTES:
+        match = _PATTERNS[route.path].fullmatch(path)
         if match is not None:
             return Found(route, match)
     return None
@@ -70,26 +97,51 @@ def find(path: str) -> Found | None:
 # -- parameters -------------------------------------------------------------------------------
 
 
-def _one(params: Params, name: str, default: str | None = None) -> str | None:
+def _check_names(route: Route, params: Params) -> None:
+    """A misspelt parameter is refused, never ignored: `limt=5` must not quietly mean 10."""
+    known = {param.name: param for param in route.params if param.where == "query"}
+    for name, values in params.items():
+        param = known.get(name)
+        if param is None:
+            takes = ", ".join(known) if known else "no parameters"
+            raise InvalidRequest(f"{route.path} takes {takes}; not {name!r}.")
+        if len(values) > 1 and not param.repeat:
+            raise InvalidRequest(f"{name} is given {len(values)} times; give it once.")
+
+
+def _one(params: Params, name: str) -> str | None:
     values = params.get(name)
-    return values[-1] if values else default
+    return values[-1] if values else None
 
 
-def _int(params: Params, name: str, default: int) -> int:
+def _int(params: Params, name: str, default: int, low: int, high: int) -> int:
     value = _one(params, name)
     if value is None:
         return default
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidRequest(f"{name} is a whole number, got {value!r}.") from None
+    # ASCII digits only: int() would also take "٣", "1_0" or " 3", which no client means.
+    if not re.fullmatch(r"-?[0-9]{1,12}", value):
+        raise InvalidRequest(f"{name} is a whole number from {low} to {high}, got {value!r}.")
+    number = int(value)
+    if not low <= number <= high:
+        raise InvalidRequest(f"{name} is a whole number from {low} to {high}, got {number}.")
+    return number
 
 
-def _format(params: Params) -> str:
-    chosen = _one(params, "format", "json") or "json"
-    if chosen not in ("json", "graphml"):
-        raise InvalidRequest(f"format is json or graphml, got {chosen!r}.")
-    return chosen
+def _choice(params: Params, name: str, choices: Sequence[str], default: str) -> str:
+    value = _one(params, name)
+    if value is None:
+        return default
+    if value not in choices:
+        either = f"{', '.join(choices[:-1])} or {choices[-1]}"
+        raise InvalidRequest(f"{name} is {either}, got {value!r}.")
+    return value
+
+
+def _as_of(params: Params) -> str | None:
+    value = _one(params, "as_of")
+    if value is not None and utc_stamp(value) is None:  # "" too: the search would ignore it
+        raise InvalidRequest(f"as_of is a date (YYYY-MM-DD) or an ISO time, not {value!r}.")
+    return value
 
 
 def _graph_reply(graph: Any, chosen: str) -> Reply:
@@ -110,27 +162,32 @@ def _health(
 def _openapi(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
-    return Reply.json(OPENAPI)
+    return Reply.json(server_openapi.document(ROUTES, sorted(service.pack.edge_types)))
+
+
+def _page(service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]) -> Reply:
+    asset = server_web.asset(match.string)
+    return Reply(HTTPStatus.OK, asset.body, asset.content_type, server_web.HEADERS)
 
 
 def _search(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
     query = _one(params, "q")
-    if not query or not query.strip():
+    if query is None or not query.strip(BLANK):
         raise InvalidRequest("search needs a query: /v1/search?q=words.")
     response = service.search(
         query,
         scopes=scopes,
-        limit=_int(params, "limit", 10),
-        profile=_one(params, "profile", "balanced") or "balanced",
-        as_of=_one(params, "as_of"),
+        limit=_int(params, "limit", 10, 1, MAX_LIMIT),
+        profile=_choice(params, "profile", PROFILES, "balanced"),
+        as_of=_as_of(params),
     )
     return Reply.json(response.as_dict())
 
 
 def _node(service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]) -> Reply:
-    found = service.get([match["id"]], scopes=scopes)
+    found = service.get([match["id"]], scopes=scopes, use=False)
     if not found.nodes:
         raise NodeNotFound(match["id"])
     return Reply.json(found.nodes[0].as_dict())
@@ -142,8 +199,8 @@ def _neighbours(
     reach = service.traverse(
         match["id"],
         scopes=scopes,
-        depth=_int(params, "depth", 1),
-        direction=_one(params, "direction", "both") or "both",
+        depth=_int(params, "depth", 1, 1, MAX_DEPTH),
+        direction=_choice(params, "direction", DIRECTIONS, "both"),
         edge_types=params.get("edge_type") or None,
     )
     return Reply.json(reach.as_dict())
@@ -152,15 +209,20 @@ def _neighbours(
 def _subgraph(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
-    chosen = _format(params)
-    reach = service.traverse(match["id"], scopes=scopes, depth=_int(params, "depth", 2))
-    return _graph_reply(graph_export.from_traverse(reach), chosen)
+    chosen = _choice(params, "format", FORMATS, "json")
+    reach = service.traverse(
+        match["id"], scopes=scopes, depth=_int(params, "depth", 2, 1, MAX_DEPTH)
+    )
+    # The walk lists what it reached, not where it started: the start is read to name it too.
+    found = service.get([match["id"]], scopes=scopes, use=False)
+    start = found.nodes[0].node if found.nodes else None
+    return _graph_reply(graph_export.from_traverse(reach, start), chosen)
 
 
 def _graph(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
-    chosen = _format(params)
+    chosen = _choice(params, "format", FORMATS, "json")
     return _graph_reply(service.graph_export(scopes=scopes), chosen)
 
 
@@ -170,90 +232,102 @@ def _stats(
     return Reply.json(service.stats(scopes=scopes))
 
 
+# -- the table --------------------------------------------------------------------------------
+
 _ID = r"(?P<id>[0-9A-Za-z]{1,64})"
-_ROUTES: Sequence[Route] = (
-    Route(re.compile(r"/v1/health"), _health, public=True),
-    Route(re.compile(r"/v1/openapi\.json"), _openapi, public=True),
-    Route(re.compile(r"/v1/search"), _search, public=False),
-    Route(re.compile(rf"/v1/nodes/{_ID}"), _node, public=False),
-    Route(re.compile(rf"/v1/nodes/{_ID}/neighbours"), _neighbours, public=False),
-    Route(re.compile(rf"/v1/nodes/{_ID}/subgraph"), _subgraph, public=False),
-    Route(re.compile(r"/v1/graph"), _graph, public=False),
-    Route(re.compile(r"/v1/stats"), _stats, public=False),
+_SCOPES = Param("scopes", "query", {"type": "string"}, "comma-separated (default: the token's)")
+_NODE_ID = Param(
+    "id", "path", {"type": "string", "pattern": "^[0-9A-Za-z]{1,64}$"}, "the memory's id", True
+)
+_FORMAT = Param(
+    "format",
+    "query",
+    {"type": "string", "enum": list(FORMATS), "default": "json"},
+    "json (node-link) or graphml",
 )
 
 
-# -- OpenAPI ----------------------------------------------------------------------------------
+def _depth(default: int) -> Param:
+    schema = {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "default": default}
+    return Param("depth", "query", schema, f"how many links away (default {default})")
 
 
-def _param(name: str, where: str, kind: str, about: str, *, required: bool = False) -> Any:
-    return {
-        "name": name,
-        "in": where,
-        "required": required,
-        "schema": {"type": kind},
-        "description": about,
-    }
-
-
-_SCOPES = _param("scopes", "query", "string", "comma-separated scopes (default: the token's)")
-_NODE_ID = _param("id", "path", "string", "the memory's id", required=True)
-_FORMAT = {**_param("format", "query", "string", "json (node-link) or graphml")}
-_FORMAT["schema"] = {"type": "string", "enum": ["json", "graphml"], "default": "json"}
-_ERRORS = {
-    str(code): {"description": HTTPStatus(code).phrase} for code in (400, 401, 403, 404, 405, 421)
-}
-
-
-def _get(summary: str, parameters: list[Any], *, public: bool = False) -> Any:
-    operation: dict[str, Any] = {
-        "summary": summary,
-        "parameters": parameters,
-        "responses": {"200": {"description": "OK"}, **_ERRORS},
-    }
-    if public:
-        operation["security"] = []
-    return {"get": operation}
-
-
-OPENAPI: dict[str, Any] = {
-    "openapi": "3.1.0",
-    "info": {
-        "title": "Cairn graph server",
-        "version": "1",
-        "description": "Read-only access to a Cairn vault, limited to a token's scopes.",
-    },
-    "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
-    "security": [{"bearer": []}],
-    "paths": {
-        "/v1/health": _get("the server is up", [], public=True),
-        "/v1/openapi.json": _get("this document", [], public=True),
-        "/v1/search": _get(
-            "hybrid search; the same envelope as `cairn search --json`",
-            [
-                _param("q", "query", "string", "what to look for", required=True),
-                _param("limit", "query", "integer", "at most 25 (default 10)"),
-                _param("profile", "query", "string", "fast or balanced"),
-                _param("as_of", "query", "string", "what was true at this date"),
-                _SCOPES,
-            ],
+ROUTES: Sequence[Route] = (
+    Route("/v1/health", _health, True, "the server is up", answer="health"),
+    Route("/v1/openapi.json", _openapi, True, "this document", answer="openapi"),
+    Route("/v1/view", _page, True, "a page that draws the graph around a memory", answer="html"),
+    Route("/v1/view.js", _page, True, "the page's script", answer="script"),
+    Route("/v1/view.css", _page, True, "the page's style sheet", answer="style"),
+    Route(
+        "/v1/search",
+        _search,
+        False,
+        "hybrid search; the same envelope as `cairn search --json`",
+        (
+            Param(
+                "q",
+                "query",
+                {"type": "string", "minLength": 1, "pattern": f"[^{re.escape(BLANK)}]"},
+                "what to look for",
+                required=True,
+            ),
+            Param(
+                "limit",
+                "query",
+                {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
+                f"how many results, at most {MAX_LIMIT}",
+            ),
+            Param(
+                "profile",
+                "query",
+                {"type": "string", "enum": list(PROFILES), "default": "balanced"},
+                "fast (two legs) or balanced (plus graph neighbours)",
+            ),
+            Param(
+                "as_of",
+                "query",
+                {"type": "string", "format": "date"},
+                "what was true at this date (YYYY-MM-DD; an ISO 8601 time works too)",
+            ),
+            _SCOPES,
         ),
-        "/v1/nodes/{id}": _get("one memory with its edges", [_NODE_ID, _SCOPES]),
-        "/v1/nodes/{id}/neighbours": _get(
-            "what a memory reaches (traverse)",
-            [
-                _NODE_ID,
-                _param("depth", "query", "integer", "1 to 4 (default 1)"),
-                _param("direction", "query", "string", "out, in or both"),
-                _param("edge_type", "query", "string", "only these edge types (repeat)"),
-                _SCOPES,
-            ],
+        answer="search",
+    ),
+    Route("/v1/nodes/{id}", _node, False, "one memory with its edges", (_NODE_ID, _SCOPES), "node"),
+    Route(
+        "/v1/nodes/{id}/neighbours",
+        _neighbours,
+        False,
+        "what a memory reaches (traverse)",
+        (
+            _NODE_ID,
+            _depth(1),
+            Param(
+                "direction",
+                "query",
+                {"type": "string", "enum": list(DIRECTIONS), "default": "both"},
+                "follow links out, in or both ways",
+            ),
+            Param(
+                "edge_type",
+                "query",
+                {"type": "array", "items": {"type": "string"}},
+                "only these edge types (repeat the parameter)",
+                repeat=True,
+            ),
+            _SCOPES,
         ),
-        "/v1/nodes/{id}/subgraph": _get(
-            "the graph around a memory, as node-link JSON or GraphML",
-            [_NODE_ID, _param("depth", "query", "integer", "1 to 4 (default 2)"), _FORMAT, _SCOPES],
-        ),
-        "/v1/graph": _get("every visible memory and edge", [_FORMAT, _SCOPES]),
-        "/v1/stats": _get("counts and sizes", [_SCOPES]),
-    },
-}
+        "traverse",
+    ),
+    Route(
+        "/v1/nodes/{id}/subgraph",
+        _subgraph,
+        False,
+        "the graph around a memory, as node-link JSON or GraphML",
+        (_NODE_ID, _depth(2), _FORMAT, _SCOPES),
+        "graph",
+    ),
+    Route("/v1/graph", _graph, False, "every visible memory and edge", (_FORMAT, _SCOPES), "graph"),
+    Route("/v1/stats", _stats, False, "counts and sizes", (_SCOPES,), "stats"),
+)
+_PATTERNS = {route.path: route.pattern for route in ROUTES}

@@ -55,7 +55,7 @@ def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
     expected = {
         f"cairn/{path.relative_to(ROOT).as_posix()}"
         for package in PACKAGES
-        for pattern in ("*.py", "*.toml", "*.json")
+        for pattern in ("*.py", "*.toml", "*.json", "*.html", "*.js", "*.css")
         for path in (ROOT / package).rglob(pattern)
         if "__pycache__" not in path.parts
     }

@@ -323,6 +323,9 @@ def test_openapi_lists_the_endpoints(server: GraphServer) -> None:
         "/v1/nodes/{id}/subgraph",
         "/v1/graph",
         "/v1/stats",
+        "/v1/view",
+        "/v1/view.js",
+        "/v1/view.css",
     }
 
 
