@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cairn.app.retention import PassReport
 from cairn.app.service import MemoryService
 from cairn.ui.autolock import AutoLock
 from cairn.ui.capture import QuickCaptureDialog
@@ -36,6 +37,8 @@ from cairn.ui.drops import read_drop
 from cairn.ui.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.preferences import Preferences
+from cairn.ui.retention_schedule import RetentionSchedule
+from cairn.ui.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.session import Session
 from cairn.ui.settings_dialog import SettingsDialog
 from cairn.ui.unlock import VAULT_FILTER, UnlockScreen
@@ -71,6 +74,8 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(*DEFAULT_SIZE)
 
+        # Before the panels connect to the session: it must stop serving before they forget.
+        self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
         self.unlock_screen = UnlockScreen(self.session, self.preferences)
         self.unlock_screen.message.connect(lambda text: self.statusBar().showMessage(text))
         self.workspace = self._build_workspace()
@@ -88,6 +93,8 @@ class MainWindow(QMainWindow):
             is_busy=lambda: self._busy_text is not None,
             parent=self,
         )
+        self.retention_schedule = RetentionSchedule(self.session, self)
+        self.retention_schedule.passed.connect(self._retention_passed)
         self._stats_timer = QTimer(self)
         self._stats_timer.setSingleShot(True)
         self._stats_timer.setInterval(STATS_DELAY_MS)
@@ -99,6 +106,7 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         if self.session.is_open:
             self._unlocked(self.session.service)
+            self.server_switch.resume()  # its unlock came before this window
         else:
             self._locked()
 
@@ -189,8 +197,8 @@ class MainWindow(QMainWindow):
         self.vault_label = QLabel()
         self.counts_label = QLabel()
         self.busy_label = QLabel()
-        self.server_label = QLabel("graph server: off")
-        self.server_label.setToolTip("The graph server comes in a later version of Cairn.")
+        self.server_label = ServerStatusLabel(self.server_switch)
+        self.server_label.clicked.connect(self.open_server_settings)
         bar.addWidget(self.vault_label)
         bar.addWidget(self.counts_label)
         bar.addPermanentWidget(self.busy_label)
@@ -238,12 +246,18 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog | None:
         if not self.session.is_open:
             return None
-        dialog = SettingsDialog(self.session, self.preferences, self)
+        dialog = SettingsDialog(self.session, self.preferences, self, self.server_switch)
         dialog.preferences_changed.connect(
             lambda: self.autolock.set_minutes(self.preferences.autolock_minutes())
         )
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
+        return dialog
+
+    def open_server_settings(self) -> SettingsDialog | None:
+        dialog = self.open_settings()
+        if dialog is not None:
+            dialog.tabs.setCurrentWidget(dialog.graph_server)
         return dialog
 
     def lock(self) -> None:
@@ -286,6 +300,14 @@ class MainWindow(QMainWindow):
         except importlib.metadata.PackageNotFoundError:  # run from a tree without metadata
             version = ""
         QMessageBox.about(self, "About Cairn", ABOUT + version)
+
+    def _retention_passed(self, report: PassReport) -> None:
+        if report.archived:
+            self.statusBar().showMessage(
+                f"Archived {len(report.archived)} faded short-lived memories (the Archive "
+                "shelf lists them).",
+                STATUS_MESSAGE_MS,
+            )
 
     def _ingest_finished(self) -> None:
         ingest = self.workspace.panel("ingest")
@@ -388,6 +410,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
         self.autolock.stop_watching()
-        # Closing the window closes the vault: the key does not outlive the window.
+        # Closing the window closes the vault: the key does not outlive the window. The graph
+        # server stops first (on ``about_to_lock``), and here too if no vault was open.
         self.session.lock()
+        self.server_switch.stop_now()
         super().closeEvent(event)

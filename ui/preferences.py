@@ -1,6 +1,7 @@
 """Machine preferences of the window: recent vaults, auto-lock, OCR languages, the Whisper
-folder, window geometry. They belong to this computer, not to a vault (a vault's own settings,
-like the dedup bands, live inside the vault and come from ``MemoryService.settings``).
+folder, the graph server switch, window geometry. They belong to this computer, not to a vault
+(a vault's own settings, like the dedup bands, live inside the vault and come from
+``MemoryService.settings``).
 
 Only paths, numbers and window layout are stored here, never the text of a memory: the file is
 plain. It is an INI file in the platform's config folder (``~/.config/cairn`` on Linux), found
@@ -11,15 +12,30 @@ folder really gets a fresh file.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
+from cairn.app.server import DEFAULT_PORT
+
 CONFIG_APP_NAME = "cairn"
 RECENT_VAULT_LIMIT = 8
 DEFAULT_AUTOLOCK_MINUTES = 10
 DEFAULT_OCR_LANGUAGES = ("eng",)
+
+
+@dataclass(frozen=True)
+class GraphServerChoice:
+    """How the person left the graph server switch. ``vault`` is the vault it was turned on
+    for: it comes back on by itself only when that vault is unlocked again, never for another
+    vault that happens to be opened on this computer."""
+
+    on: bool = False
+    port: int = DEFAULT_PORT
+    allow_without_token: bool = False
+    vault: str | None = None
 
 
 class Preferences:
@@ -90,6 +106,24 @@ class Preferences:
         self._settings.setValue("ingest/whisper_model_dir", folder or "")
         self._settings.sync()
 
+    # -- graph server -------------------------------------------------------------------------
+
+    def graph_server(self) -> GraphServerChoice:
+        value = self._settings.value
+        return GraphServerChoice(
+            on=_bool(value("server/on")),
+            port=_int(value("server/port"), DEFAULT_PORT),
+            allow_without_token=_bool(value("server/allow_without_token")),
+            vault=str(value("server/vault", "")) or None,
+        )
+
+    def set_graph_server(self, choice: GraphServerChoice) -> None:
+        self._settings.setValue("server/on", choice.on)
+        self._settings.setValue("server/port", int(choice.port))
+        self._settings.setValue("server/allow_without_token", choice.allow_without_token)
+        self._settings.setValue("server/vault", choice.vault or "")
+        self._settings.sync()
+
     # -- window layout ------------------------------------------------------------------------
 
     def layout(self, name: str) -> QByteArray | None:
@@ -109,3 +143,8 @@ def _int(value: object, default: int) -> int:
         return int(str(value))
     except (TypeError, ValueError):
         return default
+
+
+def _bool(value: object) -> bool:
+    """An INI file hands booleans back as the strings "true" and "false"."""
+    return str(value).strip().lower() in ("true", "1")

@@ -38,8 +38,10 @@ from cairn.ui.notify import NoticeLabel
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.passphrase import NewPassphraseFields
 from cairn.ui.preferences import Preferences
+from cairn.ui.server_page import GraphServerPage
+from cairn.ui.server_switch import GraphServerSwitch
 from cairn.ui.session import Session
-from cairn.ui.settings_pages import GraphServerPage, ReadingFilesPage
+from cairn.ui.settings_pages import ReadingFilesPage
 
 DECIMALS = 3
 HELP_TEXT_SCALE = 0.9  # the help under a field reads as secondary to the field's name
@@ -77,7 +79,11 @@ class SettingsDialog(QDialog):
     vectors_rebuilt = Signal(int)
 
     def __init__(
-        self, session: Session, preferences: Preferences, parent: QWidget | None = None
+        self,
+        session: Session,
+        preferences: Preferences,
+        parent: QWidget | None = None,
+        server: GraphServerSwitch | None = None,
     ) -> None:
         super().__init__(parent)
         self.session = session
@@ -93,7 +99,10 @@ class SettingsDialog(QDialog):
         self.reading_files = ReadingFilesPage(preferences)
         self.tabs.addTab(self.reading_files, "&Reading files")
         self.tabs.addTab(self._search_page(), "Searc&h")
-        self.graph_server = GraphServerPage()
+        # The window's switch: the server outlives this dialog. Without one (a dialog on its
+        # own), a switch of the dialog's, which stops its server when the dialog goes.
+        self.server = server or GraphServerSwitch(session, preferences, self)
+        self.graph_server = GraphServerPage(self.server)
         self.tabs.addTab(self.graph_server, "&Graph server")
 
         buttons = QDialogButtonBox(

@@ -1,5 +1,5 @@
-"""Two pages of the settings dialog that concern this computer rather than the vault: how
-files are read (OCR languages, the Whisper model) and the graph server (not there yet).
+"""A page of the settings dialog that concerns this computer rather than the vault: how files
+are read (OCR languages, the Whisper model). The graph server's page is ``server_page``.
 
 The OCR languages offered are the Tesseract language packs installed here, listed by running
 ``tesseract --list-langs`` in a worker; others are one package away, and the page says which.
@@ -13,9 +13,7 @@ import subprocess
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QCheckBox,
     QFileDialog,
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -24,7 +22,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QRadioButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -152,28 +149,3 @@ class ReadingFilesPage(QWidget):
             self.languages_note.setText(
                 f"{len(installed)} language{'s' if len(installed) != 1 else ''} installed."
             )
-
-
-class GraphServerPage(QWidget):
-    """Shown so the setting has its place; it works once the graph server exists."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.enabled = QCheckBox("Serve the graph to other programs on this computer")
-        self.port = QSpinBox()
-        self.port.setRange(1024, 65535)
-        self.port.setValue(8765)
-        self.token = QLineEdit()
-        self.token.setEchoMode(QLineEdit.EchoMode.Password)
-        for widget in (self.enabled, self.port, self.token):
-            widget.setEnabled(False)
-        note = QLabel(
-            "This comes with the graph server, a later version of Cairn. It will listen only "
-            "on this computer, read-only, and ask for the token."
-        )
-        note.setWordWrap(True)
-        form = QFormLayout(self)
-        form.addRow(self.enabled)
-        form.addRow("&Port:", self.port)
-        form.addRow("&Token:", self.token)
-        form.addRow(note)

@@ -68,3 +68,22 @@ def test_keep_takes_it_off_the_list_and_locking_stops_the_schedule(
     open_session.lock()
     assert schedule.next_pass_in_ms == -1
     schedule.deleteLater()
+
+
+def test_the_window_runs_the_pass_and_says_what_auto_mode_archived(
+    qtbot, open_session: Session
+) -> None:
+    from cairn.ui.main_window import MainWindow
+    from cairn.ui.preferences import Preferences
+
+    service = open_session.service
+    assert service is not None
+    service.change_setting("retention_mode", "auto")
+    parked = _faded_note(service, "Parked on level 3 today")
+    window = MainWindow(open_session, Preferences())
+    qtbot.addWidget(window)
+    assert window.retention_schedule.next_pass_in_ms > 0  # scheduled after the unlock
+    with qtbot.waitSignal(window.retention_schedule.passed, timeout=WAIT_MS):
+        window.retention_schedule.run_now()
+    assert "Archived 1 faded" in window.statusBar().currentMessage()
+    assert service.get([parked], scopes=ALL, use=False).nodes[0].node.status == "archived"

@@ -1,6 +1,6 @@
 """The settings dialog: vault settings changed for real and read back from the service, this
-computer's preferences, the passphrase change, the vector rebuild, and the graph server (not
-there yet)."""
+computer's preferences, the passphrase change, the vector rebuild, and the graph server page
+(tested in full in test_graph_server.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox
 
 from cairn.app import compose
 from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.server import DEFAULT_PORT
 from cairn.app.settings import SETTINGS
 from cairn.ui import saved_passphrase
 from cairn.ui.preferences import Preferences
 from cairn.ui.session import Session
 from cairn.ui.settings_dialog import SettingsDialog
 from cairn.ui.settings_pages import installed_ocr_languages
+from tests.app.server_probe import free_port, get, refused
 from tests.conftest import PASSPHRASE
 from tests.ui import fake_keyring
 
@@ -165,8 +167,17 @@ def test_rebuild_vectors_reports_and_shows_the_embedder(qtbot, dialog: SettingsD
     assert "search by meaning is on" in dialog.search_notice.text()
 
 
-def test_the_graph_server_waits_for_its_version(dialog: SettingsDialog) -> None:
+def test_the_graph_server_page_goes_with_a_dialog_of_its_own(
+    qtbot, open_session: Session, tmp_path: Path
+) -> None:
+    # Without the window's switch the dialog has its own, and its server goes with it.
+    dialog = SettingsDialog(open_session, Preferences(tmp_path / "prefs.ini"))
     page = dialog.graph_server
-    assert not page.enabled.isEnabled()
-    assert not page.port.isEnabled()
-    assert not page.token.isEnabled()
+    assert page.enabled.isEnabled() and not page.enabled.isChecked()
+    assert page.port.value() == DEFAULT_PORT
+    page.port.setValue(free_port())
+    page.enabled.click()
+    port = page.switch.state.port
+    assert port is not None and get(port, "/v1/health") == 200
+    dialog.deleteLater()
+    qtbot.waitUntil(lambda: refused(port))
