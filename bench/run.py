@@ -6,7 +6,8 @@
    random unit vectors (see ``bench.build``), then measured in a fresh process each
    (``bench.probe``): open-to-ready, search latency, single writes through the dedup gate
    (without the embedding time), memory, file size; and the window's search on the same
-   vault (``bench.ui_probe``): from a search's start to its results painted in the list.
+   vault (``bench.ui_probe``): from a search's start to its results painted in the list; and
+   the graph server under load (``bench.server_load``): 8 clients searching over loopback.
 4. Resolver lines (the same counts of entities, see ``bench.resolver_line``): name lookups and
    entity writes.
 5. The ingest line on the shared corpus (see ``bench.ingest_line``): PDF pages/s, OCR s/page,
@@ -14,7 +15,8 @@
 
 Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``,
 ``--skip-ingest``, ``--only-ingest`` (the ingest line alone), ``--only-graph`` (the graph view
-line alone, see ``bench.graph_line``; it also runs in a full run). Vaults live
+line alone, see ``bench.graph_line``; it also runs in a full run), ``--only-server`` (the scale
+vaults built and only the graph server's load line run on them). Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
 """
 
@@ -50,6 +52,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skip-ingest", action="store_true", help="skip the ingest line")
     parser.add_argument("--only-ingest", action="store_true", help="run the ingest line alone")
     parser.add_argument("--only-graph", action="store_true", help="run the graph line alone")
+    parser.add_argument(
+        "--only-server", action="store_true", help="run the graph server's load line alone"
+    )
     return parser.parse_args(argv)
 
 
@@ -73,16 +78,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as folder:
         root = Path(folder)
-        if not (args.skip_real or args.only_ingest or args.only_graph):
+        if not (args.skip_real or args.only_ingest or args.only_graph or args.only_server):
             results["real"] = real_lines(root, texts, args.real_writes)
-        if not (args.skip_ingest or args.only_graph):
+        if not (args.skip_ingest or args.only_graph or args.only_server):
             results["ingest"] = ingest_line.line(root)
-        if not args.only_ingest:
+        if not (args.only_ingest or args.only_server):
             results["graph"] = graph_line.line(root)
         for count in scales:
             results["scales"][str(count)] = scale_line(root, texts, count, args)
         results["resolver"] = {}
-        for count in scales:
+        for count in [] if args.only_server else scales:
             _say(f"resolver at {count:,} entities: building and measuring")
             results["resolver"][str(count)] = resolver_line.line(root, count)
     results["load_average_at_end"] = load_average()
@@ -124,37 +129,41 @@ def scale_line(root: Path, texts: corpus.Texts, count: int, args: argparse.Names
     for i in range(args.writes):
         title, body, _ = corpus.memory(texts.passages, count + i, label="later note")
         writes.append([title, body, build.scope_of(i)])
-    spec = {
+    spec: dict[str, Any] = {
         "path": str(path),
         "passphrase": build.PASSPHRASE,
         "queries": corpus.search_queries(texts, args.queries),
         "writes": writes,
         "opens": 3,
     }
+    build_info = {**asdict(built), "path": None, "per_second": round(built.per_second, 1)}
+    build_info["seconds"] = round(built.seconds, 2)
+    line: dict[str, Any] = {"build": build_info, "targets": report.targets(count)}
+    if not args.only_server:
+        probe = _fresh_process("bench.probe", spec)
+        _say(f"scale {count:,}: the window's search")
+        probe["window"] = _fresh_process(
+            "bench.ui_probe", {**spec, "queries": spec["queries"][:UI_QUERIES]}
+        )
+        line["probe"] = probe
+    _say(f"scale {count:,}: the graph server under load")
+    line["server"] = _fresh_process("bench.server_load", {**spec, "writes": []})
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    return line
+
+
+def _fresh_process(module: str, spec: dict[str, Any]) -> Any:
+    """``python -m module`` with ``spec`` as JSON on stdin; its one JSON line of answer."""
     done = subprocess.run(
-        [sys.executable, "-m", "bench.probe"],
+        [sys.executable, "-m", module],
         input=json.dumps(spec),
         stdout=subprocess.PIPE,
         text=True,
         check=True,
         cwd=corpus.PROJECT_ROOT,
     )
-    probe = json.loads(done.stdout)
-    _say(f"scale {count:,}: the window's search")
-    window = subprocess.run(
-        [sys.executable, "-m", "bench.ui_probe"],
-        input=json.dumps({**spec, "queries": spec["queries"][:UI_QUERIES]}),
-        stdout=subprocess.PIPE,
-        text=True,
-        check=True,
-        cwd=corpus.PROJECT_ROOT,
-    )
-    probe["window"] = json.loads(window.stdout)
-    for suffix in ("", "-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
-    build_info = {**asdict(built), "path": None, "per_second": round(built.per_second, 1)}
-    build_info["seconds"] = round(built.seconds, 2)
-    return {"build": build_info, "probe": probe, "targets": report.targets(count)}
+    return json.loads(done.stdout)
 
 
 def _say(message: str) -> None:
