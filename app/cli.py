@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import os
 import re
 import sys
@@ -16,6 +17,7 @@ from typing import Any
 
 from cairn.app import (
     cli_backup,
+    cli_doctor,
     cli_ingest,
     cli_memory,
     cli_receipts,
@@ -422,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ingest.register(verb)
     cli_receipts.register(verb)
     cli_backup.register(verb)
+    cli_doctor.register(verb)
     cli_tokens.register(verb)
     cli_serve.register(verb)
     cli_retention.register(verb, scoped)
@@ -429,6 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Ingest reads each file in a worker started with the spawn method, which in a frozen
+    # (PyInstaller) build re-runs this program: the worker must branch off before any parsing.
+    multiprocessing.freeze_support()
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))

@@ -43,9 +43,23 @@ class Config:
 
     def ensure_data_dir(self) -> Path:
         # 0700: the data dir holds the vault and nothing in it is anyone else's business.
-        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.data_dir.chmod(0o700)  # mkdir's mode is narrowed by the umask, never widened
-        return self.data_dir
+        return private_dir(self.data_dir)
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a folder, made owner-only (0700) if this call creates it. A folder that
+    exists keeps its mode: it may be one the user chose and shares on purpose (``cairn
+    doctor`` says when it is looser than 0700)."""
+    if not path.is_dir():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.chmod(0o700)  # mkdir's mode is narrowed by the umask, so set it exactly
+    return path
+
+
+def window_preferences_path() -> Path:
+    """The window's machine preferences (``ui/preferences.py``): recent vaults, OCR languages,
+    the Whisper folder... An INI file in the platform's config folder."""
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "desktop.ini"
 
 
 def create_vault(

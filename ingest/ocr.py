@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -235,6 +236,29 @@ def pdf_page_ocr(settings: OcrSettings | None = None) -> PdfPageOcr:
 def ocr_pdf_page(number: int, page: Any) -> PageText:
     """The ``ocr_page`` hook with the default settings (English)."""
     return PdfPageOcr(OcrSettings())(number, page)
+
+
+def installed(tesseract_cmd: str = "tesseract", timeout_s: float = 10.0) -> tuple[str, set[str]]:
+    """The version of the tesseract program and its installed language packs (``osd``
+    included); raises ``ExtractionError`` saying what to install when there is no program."""
+    program = shutil.which(tesseract_cmd)
+    if program is None:
+        raise ExtractionError(NOT_INSTALLED)
+    try:
+        runs = [
+            subprocess.run(  # noqa: S603 - a fixed argument list, no shell
+                [program, flag], capture_output=True, timeout=timeout_s, check=False
+            )
+            for flag in ("--version", "--list-langs")
+        ]
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ExtractionError(f"{program} could not be run ({exc}). {NOT_INSTALLED}") from None
+    # "tesseract 5.3.0" first (on stdout or, in older versions, stderr).
+    version_lines = (runs[0].stdout + runs[0].stderr).decode("utf-8", "replace").split()
+    version = version_lines[1] if len(version_lines) > 1 else "unknown"
+    # "List of available languages in ... (2):", then one name a line.
+    names = runs[1].stdout.decode("utf-8", "replace").splitlines()[1:]
+    return version, {name.strip() for name in names if name.strip()}
 
 
 def _mean_confidence(pages: list[PageText]) -> float | None:

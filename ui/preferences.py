@@ -4,23 +4,24 @@ folder, the graph server switch, window geometry. They belong to this computer, 
 ``MemoryService.settings``).
 
 Only paths, numbers and window layout are stored here, never the text of a memory: the file is
-plain. It is an INI file in the platform's config folder (``~/.config/cairn`` on Linux), found
-through platformdirs on every construction rather than through QSettings' own search path,
-which Qt computes once per process: that way a test that points ``XDG_CONFIG_HOME`` at a temp
-folder really gets a fresh file.
+plain. It is an INI file in the platform's config folder (``~/.config/cairn`` on Linux; folder
+0700, file 0600), found through platformdirs on every construction rather than through
+QSettings' own search path, which Qt computes once per process: that way a test that points
+``XDG_CONFIG_HOME`` at a temp folder really gets a fresh file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
+from cairn.app import compose
 from cairn.app.server import DEFAULT_PORT
 
-CONFIG_APP_NAME = "cairn"
 RECENT_VAULT_LIMIT = 8
 DEFAULT_AUTOLOCK_MINUTES = 10
 DEFAULT_OCR_LANGUAGES = ("eng",)
@@ -41,8 +42,9 @@ class GraphServerChoice:
 class Preferences:
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
-            path = Path(platformdirs.user_config_dir(CONFIG_APP_NAME)) / "desktop.ini"
+            path = compose.window_preferences_path()
         self.path = path
+        _make_private(path)
         self._settings = QSettings(str(path), QSettings.Format.IniFormat)
 
     def sync(self) -> None:
@@ -136,6 +138,18 @@ class Preferences:
 
     def save_layout(self) -> None:
         self._settings.sync()
+
+
+def _make_private(path: Path) -> None:
+    """The folder 0700 when made here, the file 0600 from the start: it names this person's
+    vaults and folders. QSettings writes a new file and renames it over the old one, giving it
+    the old one's mode, so a file made 0600 here stays so (a umask cannot widen it either).
+    Best effort: a config folder that cannot be written to only means preferences are not kept,
+    as QSettings itself would quietly do."""
+    with contextlib.suppress(OSError):
+        compose.private_dir(path.parent)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        path.chmod(0o600)  # a file from an earlier version may have been made 0644
 
 
 def _int(value: object, default: int) -> int:
