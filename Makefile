@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 # install resolves them with an import hook that mypy does not run.
 TYPECHECK_ROOT := build/typecheck
 
-.PHONY: run test check lint typecheck pytest bench bench-quality screenshots format install clean
+.PHONY: run test check lint typecheck pytest bench bench-quality screenshots format install clean \
+	install-desktop dist
 
 install: $(STAMP)
 
@@ -23,6 +24,10 @@ $(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/boots
 
 run: $(STAMP)
 	$(BIN)/cairn-desktop
+
+# Puts this checkout's window in the desktop's application menu, for the current user.
+install-desktop: $(STAMP)
+	packaging/install-desktop $(CURDIR)/$(BIN)/cairn-desktop
 
 test: check pytest
 
@@ -57,6 +62,17 @@ screenshots: $(STAMP)
 bench-quality: $(STAMP)
 	$(BIN)/python -m bench.quality
 	$(BIN)/python -m bench.dedup_quality
+
+# dist/cairn/: `cairn` and `cairn-desktop` in one folder that runs without the source tree or a
+# virtualenv (PyInstaller, packaging/cairn.spec), built afresh; then tests/bundle/ runs its
+# programs. A few minutes on 2 cores.
+dist: $(STAMP)
+	rm -rf dist/cairn build/pyinstaller
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller \
+		packaging/cairn.spec
+	cp -r packaging/install-desktop packaging/org.example.cairn.desktop \
+		packaging/org.example.cairn.metainfo.xml packaging/icons dist/cairn/
+	CAIRN_TEST_BUNDLE=1 $(BIN)/python -m pytest tests/bundle
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

@@ -10,6 +10,7 @@ frozen (packaged) build.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sys
 from pathlib import Path
@@ -22,18 +23,32 @@ from cairn.ui.main_window import MainWindow
 
 APPLICATION_NAME = "Cairn"
 ORGANISATION_NAME = "Cairn"
+# The name of packaging/org.example.cairn.desktop: desktops match the running window to its
+# launcher entry and icon by it (Wayland's app id; the X11 window's application id).
+DESKTOP_FILE_ID = "org.example.cairn"
 SIGNAL_POLL_MS = 250
+# `cairn-desktop --smoke-test` shows the window, lets it run a second and quits: the packaged
+# build's test (tests/bundle/test_bundle.py) uses it to prove the bundle's Qt works.
+SMOKE_TEST_FLAG = "--smoke-test"
+SMOKE_TEST_MS = 1000
 
 
 def main(argv: list[str] | None = None) -> int:
     multiprocessing.freeze_support()
     args = sys.argv if argv is None else argv
+    smoke_test = SMOKE_TEST_FLAG in args[1:]
+    args = [arg for arg in args if arg != SMOKE_TEST_FLAG]
     app = QApplication.instance() or QApplication(args)
     assert isinstance(app, QApplication)
     app.setApplicationName(APPLICATION_NAME)
     app.setApplicationDisplayName(APPLICATION_NAME)
     app.setOrganizationName(ORGANISATION_NAME)
-    app.setDesktopFileName("cairn-desktop")
+    app.setDesktopFileName(DESKTOP_FILE_ID)
+    if getattr(sys, "frozen", False):
+        # The packaged build's launcher points these at its own Qt; Qt has read them by now, and
+        # a program the window opens (a PDF viewer) must not load that Qt's plugins into its own.
+        for name in ("QT_PLUGIN_PATH", "QML2_IMPORT_PATH"):
+            os.environ.pop(name, None)
     ui_thread_gc.install(app)  # before any worker starts: see that module
 
     window = MainWindow()
@@ -50,7 +65,16 @@ def main(argv: list[str] | None = None) -> int:
     ticker.start(SIGNAL_POLL_MS)
 
     window.show()
+    if smoke_test:
+        QTimer.singleShot(SMOKE_TEST_MS, lambda: _end_smoke_test(app, window))
     return app.exec()
+
+
+def _end_smoke_test(app: QApplication, window: MainWindow) -> None:
+    shown = window.isVisible()
+    print("window ok" if shown else "window not shown", flush=True)
+    window.close()
+    app.exit(0 if shown else 1)
 
 
 if __name__ == "__main__":
