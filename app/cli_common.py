@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app import compose
+from cairn.app.embedder import default_embedder, serving_embedder
 from cairn.app.errors import InvalidRequest, VaultNotFound
 from cairn.app.service import MemoryService
 
@@ -38,12 +39,17 @@ def vault_path(args: argparse.Namespace) -> Path:
     return compose.Config.from_environment().default_vault
 
 
-def open_service(args: argparse.Namespace, *, with_embedder: bool = True) -> MemoryService:
+def open_service(
+    args: argparse.Namespace, *, with_embedder: bool = True, serving: bool = False
+) -> MemoryService:
+    """The vault the arguments name, with the passphrase asked for; ``serving`` gives it the
+    graph server's embedder (see ``embedder.serving_embedder``)."""
     path = vault_path(args)
     if not path.exists():
         raise VaultNotFound(path)  # before asking for a passphrase or loading the model
     passphrase = ask(f"Passphrase for {path}: ", "CAIRN_PASSPHRASE")
-    return compose.open_vault(path, passphrase, with_embedder=with_embedder)
+    load = serving_embedder if serving else default_embedder
+    return compose.open_vault(path, passphrase, with_embedder=with_embedder, load_embedder=load)
 
 
 def scopes_of(service: MemoryService, args: argparse.Namespace) -> list[str]:

@@ -16,7 +16,7 @@ Verb = Callable[..., argparse.ArgumentParser]
 def cmd_serve(args: argparse.Namespace) -> int:
     secret = _secret(Path(args.token_file).expanduser()) if args.token_file else None
     options = ServeOptions(args.host, args.port, args.allow_loopback_without_token, secret)
-    with open_service(args) as service:
+    with open_service(args, serving=True) as service:
         server = GraphServer(service, options)
         try:
             print(f"Serving {server.url} (read-only); Ctrl+C stops.", flush=True)

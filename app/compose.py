@@ -5,6 +5,7 @@ embedder and service together. The CLI, the window and the server receive a ``Me
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,15 +91,21 @@ def create_vault(
 
 
 def open_vault(
-    path: Path, passphrase: str, *, embedder: Embedder | None = None, with_embedder: bool = True
+    path: Path,
+    passphrase: str,
+    *,
+    embedder: Embedder | None = None,
+    with_embedder: bool = True,
+    load_embedder: Callable[[], Embedder] = default_embedder,
 ) -> MemoryService:
-    """Open an existing vault; the embedder defaults to the bundled one.
+    """Open an existing vault; the embedder defaults to the bundled one, made by
+    ``load_embedder`` (``serving_embedder`` for the graph server).
 
     The model loads on a worker while the key is derived and the file opened: both take about
     half a second, and neither waits for the other.
     """
     with ThreadPoolExecutor(max_workers=1) as pool:
-        loading = pool.submit(default_embedder) if with_embedder and embedder is None else None
+        loading = pool.submit(load_embedder) if with_embedder and embedder is None else None
         vault = Vault.open(path, passphrase)
         try:
             if loading is not None:

@@ -43,7 +43,7 @@ from bench import corpus
 from bench.embedders import ModelCostEmbedder
 from bench.measure import answer_spec, load_average, memory_mb
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedder import serving_embedder
 from cairn.app.server import GraphServer, ServeOptions
 
 CLIENTS = 8
@@ -58,7 +58,7 @@ TIMEOUT_S = 30.0
 
 def probe(spec: dict[str, Any]) -> dict[str, Any]:
     """The server side: open, serve, run the client process, stop."""
-    embedder = ModelCostEmbedder(MiniLMEmbedder())
+    embedder = ModelCostEmbedder(serving_embedder())  # what `cairn serve` embeds queries with
     service = compose.open_vault(Path(spec["path"]), spec["passphrase"], embedder=embedder)
     try:
         assert service.vector_search_ready, "vector search is off in the bench vault"

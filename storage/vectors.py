@@ -425,11 +425,16 @@ class VectorIndex:
             snapshot = (self._matrix, self._signs[:size], self._seqs[:size])
             scope_col, status_col = self._scopes[:size], self._statuses[:size]
             scope_codes = [self._scope_codes[s] for s in scopes if s in self._scope_codes]
+            code_count = len(self._scope_codes)
         if size == 0 or not scope_codes or k <= 0:
             return None
-        mask = np.isin(scope_col, scope_codes) & np.isin(
-            status_col, [STATUS_CODES[s] for s in statuses]
-        )
+        # Lookup tables indexed by the code: one gather per column, where np.isin would
+        # compare the whole column once per wanted code (a tenth of a search at 100k).
+        wanted_scopes = np.zeros(code_count, dtype=bool)
+        wanted_scopes[scope_codes] = True
+        wanted_statuses = np.zeros(max(STATUS_CODES.values()) + 2, dtype=bool)
+        wanted_statuses[[STATUS_CODES[s] + 1 for s in statuses]] = True  # + 1: removed is -1
+        mask = wanted_scopes[scope_col] & wanted_statuses[status_col.astype(np.int16) + 1]
         candidates = np.flatnonzero(mask)
         return (snapshot, candidates) if candidates.size else None
 

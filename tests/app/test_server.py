@@ -22,6 +22,7 @@ from cairn.app import tokens
 from cairn.app.cli import main
 from cairn.app.server import GraphServer, ServeOptions, ServerRefused
 from cairn.app.service import MemoryService
+from tests.app.server_probe import running
 from tests.conftest import PASSPHRASE
 
 GRAPHML_NS = "{http://graphml.graphdrawing.org/xmlns}"
@@ -61,21 +62,9 @@ def filled(service: MemoryService) -> Vault:
     return Vault(person.id, note.id, work.id, personal, work_secret)
 
 
-def _started(service: MemoryService, options: ServeOptions) -> Iterator[GraphServer]:
-    server = GraphServer(service, options)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 @pytest.fixture
 def server(service: MemoryService, filled: Vault) -> Iterator[GraphServer]:
-    yield from _started(service, ServeOptions(port=0))
+    yield from running(service, ServeOptions(port=0))
 
 
 def ask(
@@ -171,7 +160,7 @@ def test_a_token_file_limits_the_server_to_that_token(
             service,
             ServeOptions(port=0, allow_loopback_without_token=True, only_secret=filled.personal),
         )
-    for server in _started(service, ServeOptions(port=0, only_secret=filled.personal)):
+    for server in running(service, ServeOptions(port=0, only_secret=filled.personal)):
         assert ask(server, "/v1/stats", token=filled.personal).status == 200
         assert ask(server, "/v1/stats", token=filled.work).status == 401
         assert ask(server, "/v1/stats").status == 401
@@ -238,7 +227,7 @@ def test_a_request_without_a_good_token_is_refused(
 
 def test_loopback_without_token_only_when_asked(service: MemoryService, filled: Vault) -> None:
     options = ServeOptions(port=0, allow_loopback_without_token=True)
-    for server in _started(service, options):
+    for server in running(service, options):
         found = ask(server, "/v1/search?q=Yarrow+budget").json()
         assert filled.secret_work in [hit["id"] for hit in found["results"]]
         assert ask(server, "/v1/stats", token="wrong").status == 401

@@ -12,7 +12,6 @@ seconds and fails the same way twice; no example database is written.
 
 from __future__ import annotations
 
-import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from schemathesis.engine import Status, events, from_schema
 
 from cairn.app.server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
+from tests.app.server_probe import running
 
 # Generated cases per operation and phase, on top of the coverage phase's fixed ones: enough to
 # mix the parameters, few enough for the whole run to take seconds on two cores.
@@ -56,15 +56,7 @@ def filled(service: MemoryService) -> Filled:
 
 @pytest.fixture
 def server(service: MemoryService, filled: Filled) -> Iterator[GraphServer]:
-    server = GraphServer(service, ServeOptions(port=0))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    yield from running(service, ServeOptions(port=0))
 
 
 def _config(base: str, filled: Filled) -> SchemathesisConfig:

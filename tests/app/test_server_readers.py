@@ -15,6 +15,7 @@ import pytest
 from cairn.app import server as server_module
 from cairn.app.server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
+from tests.app.server_probe import running
 
 CLIENTS = 8
 
@@ -27,15 +28,7 @@ def secret(service: MemoryService) -> str:
 
 @pytest.fixture
 def server(service: MemoryService, secret: str) -> Iterator[GraphServer]:
-    started = GraphServer(service, ServeOptions(port=0))
-    thread = threading.Thread(target=started.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield started
-    finally:
-        started.shutdown()
-        started.server_close()
-        thread.join(timeout=5)
+    yield from running(service, ServeOptions(port=0))
 
 
 def _search(conn: http.client.HTTPConnection, server: GraphServer, secret: str) -> int:

@@ -16,7 +16,8 @@ import pytest
 from cairn.app import server_web
 from cairn.app.server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
-from tests.app.test_server import Vault, _started, ask
+from tests.app import server_probe
+from tests.app.test_server import Vault, ask
 
 HARNESS = Path(__file__).with_name("page_harness.js")
 PAGE = ("/v1/view", "/v1/view.js", "/v1/view.css")
@@ -37,7 +38,7 @@ def vault(service: MemoryService) -> Vault:
 
 @pytest.fixture
 def running(service: MemoryService, vault: Vault) -> Iterator[GraphServer]:
-    yield from _started(service, ServeOptions(port=0))
+    yield from server_probe.running(service, ServeOptions(port=0))
 
 
 def test_the_page_is_public_static_and_locked_down(running: GraphServer, vault: Vault) -> None:
