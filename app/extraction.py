@@ -130,6 +130,19 @@ def _audio(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDoc
     return audio.extract(data, name, _whisper_settings(settings))
 
 
+# Not languages to read text in: Tesseract's orientation and script detection data.
+NOT_LANGUAGES = frozenset({"osd", "equ"})
+
+
+def installed_ocr_languages() -> list[str]:
+    """The Tesseract language packs on this machine, sorted (runs the program, about a tenth
+    of a second); ``ExtractionError`` saying what to install when there is no Tesseract."""
+    from cairn.ingest import ocr
+
+    _, names = ocr.installed()
+    return sorted(names - NOT_LANGUAGES)
+
+
 def _ocr_settings(settings: ExtractionSettings) -> Any:
     from cairn.ingest.ocr import OcrSettings
 

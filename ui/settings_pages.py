@@ -7,9 +7,6 @@ The OCR languages offered are the Tesseract language packs installed here, liste
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -26,12 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cairn.app import extraction
+from cairn.app.errors import CairnError
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.preferences import Preferences
 
-LIST_LANGS_TIMEOUT_S = 20
-# Not a language: Tesseract's orientation and script detection data.
-NOT_LANGUAGES = frozenset({"osd", "equ"})
 MORE_LANGUAGES = (
     "Other languages are one package away: on Debian or Ubuntu install tesseract-ocr-CODE "
     "(for German: sudo apt-get install tesseract-ocr-deu; for all of them: tesseract-ocr-all), "
@@ -45,18 +41,10 @@ NO_TESSERACT = (
 
 def installed_ocr_languages() -> list[str]:
     """The Tesseract language packs on this machine (runs the program: call in a worker)."""
-    program = shutil.which("tesseract")
-    if program is None:
-        raise FileNotFoundError(NO_TESSERACT)
-    done = subprocess.run(  # noqa: S603 - a fixed argument list, no shell
-        [program, "--list-langs"],
-        capture_output=True,
-        timeout=LIST_LANGS_TIMEOUT_S,
-        check=False,
-    )
-    # "List of available languages in ... (2):", then one name a line.
-    names = done.stdout.decode("utf-8", "replace").splitlines()[1:]
-    return sorted({n.strip() for n in names if n.strip()} - NOT_LANGUAGES)
+    try:
+        return extraction.installed_ocr_languages()
+    except CairnError:
+        raise FileNotFoundError(NO_TESSERACT) from None  # this page's words: what OCR is for
 
 
 class ReadingFilesPage(QWidget):
