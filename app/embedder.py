@@ -63,6 +63,14 @@ class ModelCorrupt(EmbedderError):
         )
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (a container or taskset can allow fewer than the
+    machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 @runtime_checkable
 class Embedder(Protocol):
     """Turns texts into unit vectors; vectors are comparable only within one ``identity``."""
@@ -171,10 +179,7 @@ class MiniLMEmbedder:
             "batch_size": batch_size,
         }
         if threads is None:
-            # The cores this process may run on (a container or taskset can allow fewer than
-            # the machine has).
-            threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-            threads = threads or os.cpu_count() or 1
+            threads = usable_cores()
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
         self.batch_size = batch_size

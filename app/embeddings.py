@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from cairn.app.clock import now_iso
-from cairn.app.embedder import Embedder
+from cairn.app.embedder import Embedder, usable_cores
 from cairn.app.text import searchable_text
 from cairn.storage import vectors
 from cairn.storage.vault import Vault
@@ -26,6 +26,10 @@ from cairn.storage.vault import Vault
 FloatArray = vectors.FloatMatrix
 Progress = Callable[[int, int], None]
 REBUILD_BATCH = 64
+# Threads that embed queries and search the index, one per core: searches that arrive together
+# (the graph server's clients) run side by side instead of queueing behind one thread. The
+# window searches one query at a time, and the pool starts a thread only when one is needed.
+QUERY_WORKERS = usable_cores()
 
 
 class EmbeddingSpace:
@@ -118,7 +122,7 @@ class EmbeddingSpace:
         """
         with self._worker_lock:
             if self._worker is None:
-                self._worker = ThreadPoolExecutor(1, thread_name_prefix="cairn-vectors")
+                self._worker = ThreadPoolExecutor(QUERY_WORKERS, thread_name_prefix="cairn-vectors")
             return self._worker.submit(self._nearest, query, scopes, statuses, k)
 
     def _nearest(
