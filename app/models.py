@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -138,8 +139,13 @@ class SearchHit:
     diagnostics: dict[str, Any] | None = None  # each leg's numbers, when asked for
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Copied field by field: ``asdict`` deep-copies every span and dict through its
+        # generic recursion, half a millisecond for a page of ten hits on the server.
+        data = dict(vars(self))
         data["highlights"] = [list(span) for span in self.highlights]
+        data["ranks"] = dict(self.ranks)
+        data["collapsed"] = list(self.collapsed)
+        data["diagnostics"] = copy.deepcopy(self.diagnostics)
         return data
 
 
