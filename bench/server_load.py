@@ -21,7 +21,7 @@ sent on that schedule, and a request's latency counts from the moment it was due
 spent waiting behind a slow answer is measured too (no coordinated omission). The capacity
 run sends back to back: every client sends its next request as soon as an answer arrives, so
 its latency is ``clients / throughput`` and says what the machine's cores allow (on 2 cores,
-about 30 ms of CPU per search at 100k bounds it near 60 requests/s).
+about 23 ms of CPU per search at 100k bounds it near 80 requests/s).
 """
 
 from __future__ import annotations
