@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,20 @@ def test_limit_is_between_1_and_25(filled: MemoryService) -> None:
 def test_query_syntax_is_never_an_error(filled: MemoryService) -> None:
     for query in ['"unbalanced', "NEAR(", "a AND OR", "text:foo", "*", "", "   ", "(()"]:
         filled.search(query, scopes=ALL)
+
+
+def test_a_hit_as_json_data_is_the_dataclass_field_for_field(filled: MemoryService) -> None:
+    response = filled.search("starter rye flour", scopes=ALL, diagnostics=True)
+    hit = response.results[0]
+    data = hit.as_dict()
+    expected = asdict(hit)
+    expected["highlights"] = [list(span) for span in hit.highlights]
+    assert data == expected and list(data) == list(expected)
+    assert data["highlights"] and data["diagnostics"] is not None
+    # A copy: changing the data leaves the hit as it was.
+    data["ranks"]["text"] = None
+    data["collapsed"].append("x")
+    data["diagnostics"]["collapsed"].append("x")
+    assert hit.ranks["text"] is not None
+    assert hit.collapsed == [] and hit.diagnostics is not None
+    assert hit.diagnostics["collapsed"] == []
