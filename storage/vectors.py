@@ -166,7 +166,7 @@ def _sign_words(vectors: FloatMatrix) -> npt.NDArray[np.uint64]:
 def _hamming(signs: npt.NDArray[np.uint64], mine: npt.NDArray[np.uint64]) -> Any:
     """Every row's Hamming distance from ``mine``, one contiguous column of words at a time:
     two small arrays reused, where XOR-ing the whole matrix at once allocates two copies of
-    it (a fifth of a search at 100k)."""
+    it (at 100k, 2 ms of the vector leg's 5)."""
     rows, words = signs.shape
     distance = np.zeros(rows, dtype=np.uint16)  # up to 65,535 bits: any model's dimensions
     scratch = np.empty(rows, dtype=np.uint64)
