@@ -18,15 +18,15 @@ def ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
 
 
-def summary(seconds: Sequence[float]) -> dict[str, float]:
-    """p50, p95, mean, min and max of durations, in milliseconds."""
+def summary(seconds: Sequence[float], percentiles: Sequence[int] = (50, 95)) -> dict[str, float]:
+    """The ``percentiles`` (p50 and p95 by default), mean, min and max of durations, in
+    milliseconds."""
     if not seconds:
         return {"n": 0}
     values = np.asarray(seconds, dtype=np.float64) * 1000.0
     return {
         "n": len(values),
-        "p50_ms": round(float(np.percentile(values, 50)), 3),
-        "p95_ms": round(float(np.percentile(values, 95)), 3),
+        **{f"p{p}_ms": round(float(np.percentile(values, p)), 3) for p in percentiles},
         "mean_ms": round(float(values.mean()), 3),
         "min_ms": round(float(values.min()), 3),
         "max_ms": round(float(values.max()), 3),

@@ -37,11 +37,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import numpy as np
-
 from bench import corpus
 from bench.embedders import ModelCostEmbedder
-from bench.measure import answer_spec, load_average, memory_mb
+from bench.measure import answer_spec, load_average, memory_mb, summary
 from cairn.app import compose
 from cairn.app.embedder import serving_embedder
 from cairn.app.server import GraphServer, ServeOptions
@@ -213,22 +211,10 @@ def drive(load: dict[str, Any]) -> dict[str, Any]:
         "warmup_per_client": load["warmup"],
         "wall_s": round(wall, 3),
         "per_second": round(len(every) / wall, 1) if wall else 0.0,
-        "latency": _percentiles(every),
+        "latency": summary(every, (50, 95, 99)),
         "errors": len(failures),
         "error_kinds": sorted(set(failures))[:10],
         "connections_opened": sum(opened),
-    }
-
-
-def _percentiles(seconds: list[float]) -> dict[str, float]:
-    if not seconds:
-        return {"n": 0}
-    values = np.asarray(seconds, dtype=np.float64) * 1000.0
-    return {
-        "n": len(values),
-        **{f"p{p}_ms": round(float(np.percentile(values, p)), 3) for p in (50, 95, 99)},
-        "mean_ms": round(float(values.mean()), 3),
-        "max_ms": round(float(values.max()), 3),
     }
 
 
