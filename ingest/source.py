@@ -26,11 +26,12 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 def extract(data: bytes, name: str) -> ExtractedDocument:
     language = LANGUAGES.get(PurePath(name).suffix.lower(), "text")
-    as_text = textfile.extract(data, PurePath(name).with_suffix(".txt").name)
+    # Decoded here, so a refusal names the file itself, not the ".txt" it is then read as.
+    source = textfile.decode(data, name)
+    as_text = textfile.extract(source.encode(), PurePath(name).with_suffix(".txt").name)
     media_type = f"text/x-{language}"
     if language != "python":
         return dataclasses.replace(as_text, media_type=media_type, title=PurePath(name).name)
-    source = textfile.decode(data, name)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:

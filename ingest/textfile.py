@@ -1,5 +1,6 @@
-"""Plain text and Markdown (Obsidian, Logseq, Foam notes): decoded with care, split by heading
-and paragraph with line ranges, and read for the links and tags the writer stated.
+"""Plain text and Markdown (Obsidian, Logseq, Foam notes): decoded with care (``encoding`` tells
+text from binary and finds the encoding), split by heading and paragraph with line ranges, and read
+for the links and tags the writer stated.
 
 - Front matter (YAML between ``---`` lines) gives the title, aliases and tags; Logseq's
   ``key:: value`` page properties (``alias::``, ``tags::``, ``title::``) do the same.
@@ -13,7 +14,6 @@ and paragraph with line ranges, and read for the links and tags the writer state
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Iterator
 from pathlib import PurePath
@@ -21,20 +21,10 @@ from typing import Any
 
 import yaml
 
-from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.document import ExtractedDocument, Locator, Segment
 
-# A file with a NUL byte in its first 8 KB (and no UTF-16/32 byte-order mark) is not text.
-SNIFF_BYTES = 8192
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-# Tried in order when there is no byte-order mark: UTF-8, then the Windows codepage most old
-# notes were written in. Latin-1 is not tried: it accepts any bytes, so it could never say no.
-FALLBACK_ENCODINGS = ("utf-8", "cp1252")
+# ``decode`` is part of this module's interface too: the HTML and source extractors use it.
+from cairn.ingest.encoding import decode
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")
@@ -44,32 +34,6 @@ _TAG = re.compile(r"(?<![\w#&/])(?<!\]\()#(?:\[\[([^\[\]\n]+)\]\]|([^\W\d_][\w/-
 _PROPERTY = re.compile(r"^([A-Za-z][\w-]*)::\s*(.*)$")
 _EMBEDDED_FILE = re.compile(r"\.(png|jpe?g|gif|svg|webp|pdf|mp3|mp4|wav|m4a|excalidraw)$", re.I)
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
-
-
-def decode(data: bytes, name: str) -> str:
-    """The text of a file, or an ``ExtractionError`` that says what is wrong with it."""
-    if not data:
-        raise ExtractionError(f"{name} is empty: there is nothing to keep.")
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise ExtractionError(f"{name} says it is {encoding} but is not: {exc}.") from None
-    if b"\x00" in data[:SNIFF_BYTES]:
-        raise ExtractionError(
-            f"{name} looks like a binary file, not text. If it is a document of another kind, "
-            "give it the right file name extension."
-        )
-    for encoding in FALLBACK_ENCODINGS:
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise ExtractionError(
-        f"{name} is text in an encoding Cairn cannot tell (not UTF-8 or Windows-1252). Save it "
-        "as UTF-8 in a text editor and add it again."
-    )
 
 
 def title_from_filename(name: str) -> str:

@@ -3,9 +3,13 @@ other languages as located text."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+import pytest
+
 from cairn.ingest import source
+from cairn.ingest.document import ExtractionError
 
 CODE = b'''"""Keeps the bees' records."""
 
@@ -76,3 +80,21 @@ def test_this_project_reads_itself() -> None:
     path = Path(source.__file__)
     doc = source.extract(path.read_bytes(), path.name)
     assert ("extract",) in {s.locator.heading for s in doc.segments}
+
+
+def test_python_saved_as_utf16_without_a_byte_order_mark_is_read_by_its_structure(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "hives.py"
+    path.write_bytes(CODE.decode().encode("utf-16-le"))
+    doc = source.extract(path.read_bytes(), path.name)
+    assert doc.segments[0].text == "Keeps the bees' records."
+    assert ("Hive", "inspect") in {s.locator.heading for s in doc.segments}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_bytes_named_as_code_are_refused_as_not_text(tmp_path: Path, seed: int) -> None:
+    path = tmp_path / "tool.rs"
+    path.write_bytes(random.Random(seed).randbytes(50_000))
+    with pytest.raises(ExtractionError, match=r"^tool\.rs does not look like text"):
+        source.extract(path.read_bytes(), path.name)

@@ -4,6 +4,9 @@ properties, headings and line ranges, and the links and tags a note states."""
 from __future__ import annotations
 
 import codecs
+import io
+import random
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -82,6 +85,7 @@ def test_logseq_page_properties_and_file_names() -> None:
         (b"", "empty"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
         ("caf\u00e9".encode("utf-8")[:-1] + b"\x81\x8d", "encoding"),
+        (codecs.BOM_UTF16_LE + b"\x00\xd8A\x00", "says it is UTF-16 text but is not"),
     ],
 )
 def test_files_that_are_not_readable_text_are_refused_with_the_reason(
@@ -127,3 +131,126 @@ def test_code_in_bullets_nested_fences_and_inline_spans_holds_no_links_or_tags()
     assert doc.tags == ("release", "kept")
     fence = next(s for s in doc.segments if "in a bullet fence" in s.text)
     assert fence.locator.heading == ("Release [[Dec 1st, 2025]] #release",)
+
+
+# -- text or not: encodings without a byte-order mark, and bytes that are no text --------------
+
+ENGLISH = "The allotment committee met on Tuesday.\n\nWe agreed to buy a second water pump."
+GERMAN = "Grüße aus München!\n\nDie Bäume blühen früh, und der Straßenbahnfahrer grüßt höflich."
+FRENCH = "Où est la bibliothèque ?\n\nÇa dépend : l’élève a déjà lu « Les Misérables » à Noël."
+GREEK = "Καλημέρα από την Αθήνα.\n\nΟ κήπος είναι γεμάτος λουλούδια τον Απρίλιο."
+NOT_TEXT = ("does not look like text", "binary file", "save it as UTF-8")
+
+
+def _written(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def _refused(path: Path) -> str:
+    with pytest.raises(ExtractionError) as refusal:
+        extract(path.read_bytes(), path.name)
+    return str(refusal.value)
+
+
+@pytest.mark.parametrize("text", [ENGLISH, GERMAN, FRENCH, GREEK], ids=["en", "de", "fr", "el"])
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_without_a_byte_order_mark_are_read(
+    tmp_path: Path, text: str, encoding: str
+) -> None:
+    path = _written(tmp_path, "note.txt", text.encode(encoding))
+    assert not path.read_bytes().startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    doc = extract(path.read_bytes(), path.name)
+    assert doc.text == text
+    assert [s.locator.line_start for s in doc.segments] == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("bom", "encoding"),
+    [
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+        (codecs.BOM_UTF32_LE, "utf-32-le"),
+        (codecs.BOM_UTF32_BE, "utf-32-be"),
+    ],
+)
+def test_text_with_a_byte_order_mark_is_read_without_the_mark(
+    tmp_path: Path, bom: bytes, encoding: str
+) -> None:
+    path = _written(tmp_path, "note.md", bom + f"# Notes\n\n{FRENCH}".encode(encoding))
+    doc = extract(path.read_bytes(), path.name)
+    assert doc.title == "Notes"
+    assert doc.text == f"Notes\n\n{FRENCH}"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("drop_nul", [False, True], ids=["as-is", "no-NUL-bytes"])
+def test_random_bytes_named_markdown_are_refused_as_not_text(
+    tmp_path: Path, seed: int, drop_nul: bool
+) -> None:
+    data = random.Random(seed).randbytes(100_000)
+    if drop_nul:  # no NUL to give it away: the characters it decodes to must
+        data = data.replace(b"\x00", b"")
+    message = _refused(_written(tmp_path, "random.md", data))
+    assert message.startswith("random.md does not look like text")
+    for words in NOT_TEXT:
+        assert words in message
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+def test_pictures_and_archives_named_as_text_are_refused(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + rng.randbytes(30_000)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        entry = zipfile.ZipInfo("notes.txt", date_time=(2024, 3, 1, 12, 0, 0))
+        entry.compress_type = zipfile.ZIP_DEFLATED
+        words = [rng.choice(["pump", "seed", "bed", "water", "spring"]) for _ in range(20_000)]
+        zipped.writestr(entry, " ".join(words) + rng.randbytes(20_000).hex())
+    # Sixteen-bit samples of eight-bit values: every high byte is zero, as in UTF-16 text, but
+    # the characters they would be are mostly control characters.
+    samples = b"".join(rng.randrange(256).to_bytes(2, "little") for _ in range(20_000))
+    for name, data in (
+        ("photo.txt", png),
+        ("archive.md", archive.getvalue()),
+        ("pcm.txt", samples),
+    ):
+        message = _refused(_written(tmp_path, name, data))
+        assert message.startswith(f"{name} does not look like text"), message
+        for words in NOT_TEXT:
+            assert words in message
+
+
+def test_old_windows_text_with_accents_is_read(tmp_path: Path) -> None:
+    text = (
+        "Le café crème coûte 3 € ; don´t forget the crêpes.\n\nNaïve Zoë says “très bien” – voilà."
+    )
+    path = _written(tmp_path, "menu.txt", text.encode("cp1252"))
+    assert extract(path.read_bytes(), path.name).text == text
+    assert decode(b"caf\xe9 cr\xe8me", "short.txt") == "café crème"
+
+
+def test_multilingual_utf8_with_emoji_is_read(tmp_path: Path) -> None:
+    # U+1FAE8 (shaking face) is newer than some Pythons' Unicode tables: still text.
+    text = (
+        "Ελληνικά: η θάλασσα είναι ήρεμη.\n\n日本語の文章です。桜が咲きました。\n\n"
+        "Emoji: 🌱🌻🐝 and 🫠🫨 — done ✅"
+    )
+    path = _written(tmp_path, "mixed.md", text.encode())
+    assert extract(path.read_bytes(), path.name).text == text
+
+
+def test_a_few_stray_control_characters_do_not_make_text_binary(tmp_path: Path) -> None:
+    lines = [
+        f"Line {n}: the pump ran for {n} minutes and the beds were watered." for n in range(30)
+    ]
+    lines[3] += "\x07"  # a bell
+    lines[8] = "\x1b[31mERROR\x1b[0m " + lines[8]  # terminal colours
+    lines[12] += " \x01\x7f"
+    text = "\n".join(lines) + "\f\n"
+    path = _written(tmp_path, "log.txt", text.encode())
+    doc = extract(path.read_bytes(), path.name)
+    assert "\x07" in doc.text and "\x1b[31mERROR" in doc.text
+    assert doc.text.startswith("Line 0: the pump ran")
