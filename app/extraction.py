@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError
+from cairn.ingest.file_names import readable
 
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".mdown", ".mkd", ".rst", ".org"})
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
@@ -76,6 +77,7 @@ class ExtractionSettings:
 def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
     """Read ``path`` with the extractor for its type (in this process)."""
     kind = kind_of(path)
+    name = readable(path.name)  # extractors title and name files with it: text, never bytes
     if kind is None:
         raise ExtractionError(
             f"Cairn does not read {path.suffix or 'extension-less'} files yet: "
@@ -84,8 +86,8 @@ def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ExtractionError(f"{path.name} could not be read ({exc.strerror}).") from None
-    return _EXTRACTORS[kind](data, path.name, settings)
+        raise ExtractionError(f"{name} could not be read ({exc.strerror}).") from None
+    return _EXTRACTORS[kind](data, name, settings)
 
 
 def _text(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
@@ -209,12 +211,12 @@ class ExtractionWorker:
         self, path: Path, should_stop: Callable[[], bool] = lambda: False
     ) -> ExtractedDocument:
         kind = kind_of(path) or "text"
+        name = readable(path.name)
         try:
             size = path.stat().st_size
         except OSError:
             raise ExtractionError(
-                f"{path.name} is no longer there (moved or deleted while Cairn was reading the "
-                "folder)."
+                f"{name} is no longer there (moved or deleted while Cairn was reading the folder)."
             ) from None
         budget = self._settings.time_budget(kind, size)
         self._ensure_started()
@@ -228,19 +230,19 @@ class ExtractionWorker:
                 code = self._process.exitcode
                 self._stop()
                 raise ExtractionError(
-                    f"{path.name} stopped the reader (exit code {code}); the file may be damaged."
+                    f"{name} stopped the reader (exit code {code}); the file may be damaged."
                 )
             if time.monotonic() - started > budget:
                 self._stop()
                 raise ExtractionError(
-                    f"{path.name} took longer than {budget:.0f} s to read and was stopped. "
+                    f"{name} took longer than {budget:.0f} s to read and was stopped. "
                     "Split it into smaller files, or raise the time budget in settings."
                 )
             rss = _resident_mib(self._process.pid)
             if rss is not None and rss > self._settings.memory_mib:
                 self._stop()
                 raise ExtractionError(
-                    f"{path.name} needed more than {self._settings.memory_mib} MiB of memory "
+                    f"{name} needed more than {self._settings.memory_mib} MiB of memory "
                     "to read and was stopped. Split it into smaller files, or raise the memory "
                     "budget in settings."
                 )
@@ -248,13 +250,9 @@ class ExtractionWorker:
             status, payload = self._connection.recv()
         except (EOFError, OSError):
             self._stop()
-            raise ExtractionError(
-                f"{path.name} stopped the reader; the file may be damaged."
-            ) from None
+            raise ExtractionError(f"{name} stopped the reader; the file may be damaged.") from None
         if status != "ok":
-            raise ExtractionError(
-                f"{path.name}: {payload}" if path.name not in payload else payload
-            )
+            raise ExtractionError(f"{name}: {payload}" if name not in payload else payload)
         document: ExtractedDocument = payload
         return document
 

@@ -45,7 +45,7 @@ def document_attrs(
     """The Document's attributes, and a warning for each value from the file (front matter,
     PDF metadata) that does not fit the pack's attribute (``pages: 120-180``): it is left out."""
     attrs: dict[str, Any] = {
-        "path": str(planned.path),
+        "path": planned.source,
         "media_type": document.media_type,
         "sha256": planned.sha256,
     }

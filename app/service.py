@@ -114,7 +114,10 @@ class MemoryService:
         and, if they failed, why."""
         chosen = self._scopes(scopes) if scopes is not None else self.scopes()
         with self.vault.read() as conn:
-            return source_rows.listed(conn, states=states, scopes=chosen)
+            rows = source_rows.listed(conn, states=states, scopes=chosen)
+        for row in rows:  # a name that is not UTF-8: its exact bytes, as hex for JSON
+            row["path_bytes"] = row["path_bytes"].hex() if row["path_bytes"] else None
+        return rows
 
     def write(
         self,

@@ -1,6 +1,7 @@
 """Per-vault settings that shape how memory is kept: the dedup bands, the resolver's mode, tag
-anchoring. They live in the vault (so a vault behaves the same on every machine) and are read on
-every write, so a change takes effect at the next write without reopening anything.
+anchoring, retention, and the bounds on one ingested document. They live in the vault (so a
+vault behaves the same on every machine) and are read on every write, so a change takes effect
+at the next write without reopening anything.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ _PREFIX = "memory."
 class Setting:
     default: Any
     help: str
-    choices: tuple[str, ...] = ()  # for a word setting; a number setting lies in [0, 1]
+    choices: tuple[str, ...] = ()  # for a word setting
+    bounds: tuple[float, float] = (0.0, 1.0)  # for a number setting
+    whole: bool = False  # a count or a number of seconds: stored as an integer
 
 
 SETTINGS: dict[str, Setting] = {
@@ -56,6 +59,22 @@ SETTINGS: dict[str, Setting] = {
     "retention_fade_below": Setting(
         0.1, "retrievability below which an ephemeral memory has faded (see retention)"
     ),
+    # A 400-page book is about 2,000 passages; past 10,000 a "document" is almost always a
+    # generated or damaged file (one text stream on 99,000 pages), which would embed for hours.
+    "ingest_max_passages": Setting(
+        10_000,
+        "passages kept from one ingested document; the rest is left out, with a warning",
+        bounds=(1, 1_000_000),
+        whole=True,
+    ),
+    # Embedding runs at about 30-60 passages a second on two cores: 10,000 passages take 3-6
+    # minutes, so 20 minutes stops only a document that is stuck or on a very slow machine.
+    "ingest_max_write_seconds": Setting(
+        1200,
+        "seconds one document may spend being embedded and written; the rest is left out",
+        bounds=(1, 86_400),
+        whole=True,
+    ),
 }
 
 
@@ -70,6 +89,8 @@ class MemorySettings:
     tag_anchoring: str
     retention_mode: str
     retention_fade_below: float
+    ingest_max_passages: int
+    ingest_max_write_seconds: int
 
 
 def read(conn: Any) -> MemorySettings:
@@ -90,12 +111,17 @@ def write(conn: Any, name: str, value: Any) -> Any:
         if value not in spec.choices:
             raise InvalidRequest(f"{name} is one of {', '.join(spec.choices)}, not {value!r}.")
     else:
+        low, high = spec.bounds
+        kind = "a whole number" if spec.whole else "a number"
+        expected = f"{name} is {kind} between {low:g} and {high:g}"
         try:
             value = float(value)
         except (TypeError, ValueError):
-            raise InvalidRequest(f"{name} is a number between 0 and 1, not {value!r}.") from None
-        if not 0.0 <= value <= 1.0:
-            raise InvalidRequest(f"{name} is a number between 0 and 1, not {value}.")
+            raise InvalidRequest(f"{expected}, not {value!r}.") from None
+        if not low <= value <= high or (spec.whole and not value.is_integer()):
+            raise InvalidRequest(f"{expected}, not {value:g}.")
+        if spec.whole:
+            value = int(value)
     current = vars(read(conn)) | {name: value}
     if max(current["dedup_low"], current["dedup_anchored_low"]) > current["dedup_high"]:
         raise InvalidRequest(

@@ -345,3 +345,30 @@ def pairs_joined(conn: Any, ids: Sequence[str], edge_types: Sequence[str]) -> se
             (*ids, *ids, *edge_types),
         )
     }
+
+
+def part_ordinals(conn: Any, document_id: str) -> set[int]:
+    """The ordinals of the passages already ``part_of`` a document: a long document is written
+    in parts, and a run that was stopped between them goes on from the first one missing."""
+    return {
+        int(ordinal)
+        for (ordinal,) in conn.execute(
+            "SELECT json_extract(p.attrs, '$.ordinal') FROM edges AS e "
+            "JOIN nodes AS p ON p.id = e.src "
+            "WHERE e.dst = ? AND e.type = 'part_of' AND p.type = 'Passage'",
+            (document_id,),
+        )
+        if ordinal is not None
+    }
+
+
+def active_documents_from(conn: Any, source: str) -> list[str]:
+    """Ids of the active Documents read from ``source``, oldest first."""
+    return [
+        node_id
+        for (node_id,) in conn.execute(
+            "SELECT id FROM nodes WHERE type = 'Document' AND source = ? AND status = 'active' "
+            "ORDER BY seq",
+            (source,),
+        )
+    ]

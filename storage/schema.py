@@ -440,6 +440,12 @@ CREATE INDEX retention_log_by_node ON retention_log(node_id, seq);
 CREATE INDEX nodes_by_retention ON nodes(retention_label, status);
 """
 
+# Issue 15: a file name that is not valid UTF-8 is kept as its bytes; ``path`` holds its readable
+# form (each undecodable byte as \xNN), which is shown and keyed. NULL when the two are the same.
+_SOURCE_NAME_BYTES = """
+ALTER TABLE sources ADD COLUMN path_bytes BLOB;
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -450,6 +456,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SENTINEL_GUARD,
     _API_TOKENS,
     _RETENTION_LOG,
+    _SOURCE_NAME_BYTES,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

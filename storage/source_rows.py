@@ -24,6 +24,7 @@ COLUMNS = (
     "error",
     "first_seen",
     "updated_at",
+    "path_bytes",  # the name's bytes when it is not valid UTF-8 (``path`` is then readable text)
 )
 
 
@@ -104,6 +105,13 @@ def listed(
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     cursor = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM sources{where} ORDER BY path", params)
     return [_row(values) for values in cursor]
+
+
+def remove(conn: Any, paths: Sequence[str]) -> None:
+    """Drop rows that no longer say anything (a folder that could not be listed and now can)."""
+    for start in range(0, len(paths), 500):
+        chunk = list(paths[start : start + 500])
+        conn.execute(f"DELETE FROM sources WHERE path IN ({placeholders(chunk)})", chunk)
 
 
 def mark_missing(conn: Any, paths: Sequence[str], at: str) -> None:

@@ -173,9 +173,9 @@ class SettingsDialog(QDialog):
                 field.addItems(spec.choices)
             else:
                 field = QDoubleSpinBox()
-                field.setRange(0.0, 1.0)
-                field.setDecimals(DECIMALS)
-                field.setSingleStep(0.01)
+                field.setRange(*spec.bounds)
+                field.setDecimals(DECIMALS if not spec.whole else 0)
+                field.setSingleStep(0.01 if not spec.whole else 1)
             field.setToolTip(spec.help)
             help_text = QLabel(spec.help[0].upper() + spec.help[1:] + ".")
             help_text.setWordWrap(True)
