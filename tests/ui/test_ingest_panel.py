@@ -4,6 +4,7 @@ so, earlier failures are listed, paths given during a run wait for the next one.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,31 @@ def test_without_an_open_vault_the_panel_says_so(qtbot, tmp_path: Path) -> None:
     assert not panel.is_running
     assert "Open your vault first" in panel.summary_text
     assert panel.findChild(QTreeWidget) is not None
+
+
+def test_links_that_loop_or_lead_nowhere_fail_alone_and_odd_names_show_readably(
+    qtbot, panel: IngestPanel, tmp_path: Path
+) -> None:
+    folder = files.write(tmp_path / "old archive", {"kayak.md": "# Kayak\n\nAt dawn.\n"})
+    (folder / "loop.md").symlink_to("loop.md")
+    (folder / "dangling.md").symlink_to(folder / "nowhere.md")
+    odd = Path(os.fsdecode(os.fsencode(folder) + b"/caf\xe9.txt"))
+    odd.write_text("The crème brûlée recipe from the old archive.\n", encoding="utf-8")
+
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS):
+        panel.start([str(folder)])
+    rows = _by_name(panel)
+    assert {name: state for name, (state, _) in rows.items()} == {
+        "kayak.md": "done",
+        "caf\\xe9.txt": "done",
+        "loop.md": "failed",
+        "dangling.md": "failed",
+    }
+    assert "leads back to itself" in rows["loop.md"][1]
+    assert "not there" in rows["dangling.md"][1]
+
+    _button(panel, "Show earlier failures").click()
+    qtbot.waitUntil(lambda: len(panel.earlier_failures()) == 2, timeout=10_000)
+    reasons = {Path(path).name: reason for path, reason in panel.earlier_failures()}
+    assert "leads back to itself" in reasons["loop.md"]
+    assert "not there" in reasons["dangling.md"]
