@@ -10,6 +10,7 @@ a copy that failed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -86,6 +87,9 @@ class CopyResult:
     size: int
     report: CopyReport
     replaced: str | None = None  # a restore over a vault: where the old file was kept
+    # Temporary files that killed runs had left beside the destination, removed by this one.
+    removed_partials: tuple[str, ...] = ()
+    removed_bytes: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         chain = self.report.receipts
@@ -96,6 +100,7 @@ class CopyResult:
             "problems": self.report.problems,
             "receipts": None if chain is None else {"count": chain.count, "head": chain.head},
             "replaced": self.replaced,
+            "removed_partials": list(self.removed_partials),
         }
 
 
@@ -143,17 +148,21 @@ def backup(vault: Vault, dest: Path, *, overwrite: bool = False) -> CopyResult:
     """A consistent encrypted copy of the open vault at ``dest`` (a file, or a folder to put a
     dated one in), checked before it takes its name; it opens with the vault's passphrase."""
     dest = Path(dest).expanduser()
+    stale_names = None
     if dest.is_dir():
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         dest = dest / f"{vault.path.stem}-{stamp}{BACKUP_SUFFIX}"
+        # Each backup into a folder has a name of its own, so a killed one's temporary file
+        # would never be its successor's: clean up those of every dated name of this vault.
+        stale_names = re.escape(vault.path.stem) + r"-\d{8}-\d{6}" + re.escape(BACKUP_SUFFIX)
     if _same_file(dest, vault.path):
         raise InvalidRequest(f"{dest} is the vault itself; back it up to another path.")
-    with copies.staged(dest, overwrite=overwrite) as stage:
+    with copies.staged(dest, overwrite=overwrite, stale_names=stale_names) as stage:
         copies.copy_vault(vault, stage)
         # A vault whose receipt chain is broken is still backed up (what it holds is worth
         # keeping); the result's report says so.
         report = _check_staged(stage, copies.key_of(vault), chain_required=False)
-    return CopyResult(str(dest), dest.stat().st_size, report)
+    return CopyResult(str(dest), dest.stat().st_size, report, **_removed(stage))
 
 
 def restore(src: Path, dest: Path, passphrase: str, *, overwrite: bool = False) -> CopyResult:
@@ -172,7 +181,14 @@ def restore(src: Path, dest: Path, passphrase: str, *, overwrite: bool = False) 
     finally:
         key.wipe()
     replaced = None if stage.replaced is None else str(stage.replaced)
-    return CopyResult(str(dest), dest.stat().st_size, report, replaced)
+    return CopyResult(str(dest), dest.stat().st_size, report, replaced, **_removed(stage))
+
+
+def _removed(stage: copies.Staged) -> dict[str, Any]:
+    return {
+        "removed_partials": tuple(str(path) for path in stage.removed),
+        "removed_bytes": stage.removed_bytes,
+    }
 
 
 def _check_staged(stage: copies.Staged, key: VaultKey, *, chain_required: bool) -> CopyReport:
@@ -197,8 +213,8 @@ def _check_file(
     try:
         with copies.open_copy(path, key) as conn:
             return check_copy(conn, shown, expected)
-    except VaultCorrupt as exc:  # damaged where even opening it reads (its schema)
-        return CopyReport(str(shown), [str(exc.__cause__ or exc)], None, None, expected)
+    except VaultCorrupt as exc:  # damaged where even opening it reads (its first page, schema)
+        return CopyReport(str(shown), [exc.detail], None, None, expected)
 
 
 def _same_file(a: Path, b: Path) -> bool:

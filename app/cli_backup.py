@@ -33,6 +33,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
         for problem in result.report.problems:  # a broken receipt chain, copied as it is
             print(f"note: {problem} `cairn receipts verify` checks the vault.", file=sys.stderr)
         print("It opens only with this vault's passphrase.")
+        _removed_line(result)
 
     emit(args, result.as_dict(), human)
     return 0
@@ -47,6 +48,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     def human() -> None:
         print(f"Restored {src} to {result.path}; the copy checks out.")
         _chain_lines(result)
+        _removed_line(result)
         if result.replaced:
             print(
                 f"The vault it replaced is kept at {result.replaced}; "
@@ -86,6 +88,16 @@ def _chain_lines(result: CopyResult) -> None:
     chain = result.report.receipts
     if chain is not None:
         print(f"receipts: {chain.count}, head {chain.head}")
+
+
+def _removed_line(result: CopyResult) -> None:
+    count = len(result.removed_partials)
+    if count:
+        print(
+            f"Removed {count} temporary file{'s' if count > 1 else ''} "
+            f"({_size(result.removed_bytes)}) that an interrupted backup or restore had left "
+            f"beside {result.path}."
+        )
 
 
 def _size(size: int) -> str:

@@ -7,9 +7,10 @@ is not a ``CairnError`` is a bug and is allowed to propagate.
     CairnError
      ├── VaultError                  a vault file (has .path)
      │    ├── VaultNotFound, VaultExists, NotAVault
-     │    ├── WrongPassphrase
+     │    ├── WrongPassphrase        no page opens with the key (storage/damage.py)
      │    ├── SchemaTooNew
      │    ├── VaultBusy, DiskFull, VaultCorrupt, VaultClosed, VaultUnreachable
+     │    │    VaultDamaged (a VaultCorrupt): the key is right, a page it reads is not
      │    ├── RowRejected            the schema refused a row (pack validation)
      │    └── TargetExists, CopyFailed, CopyRejected   backup and restore
      ├── EmbedderError               (cairn.app.embedder)
@@ -40,6 +41,7 @@ from cairn.storage.errors import (
     VaultBusy,
     VaultClosed,
     VaultCorrupt,
+    VaultDamaged,
     VaultError,
     VaultExists,
     VaultNotFound,
@@ -66,6 +68,7 @@ __all__ = [
     "VaultBusy",
     "VaultClosed",
     "VaultCorrupt",
+    "VaultDamaged",
     "VaultError",
     "VaultExists",
     "VaultNotFound",

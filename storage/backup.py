@@ -9,19 +9,23 @@ salt, so a copy with a salt of its own would not open with the passphrase.
 
 Every copy is written under a temporary name in the destination's folder (owner-only, like the
 vault), checked, and renamed into place only then: the destination never holds a half-written
-or unchecked file, and any failure removes the temporary file.
+or unchecked file, and any failure removes the temporary file. A run that is killed cannot
+remove it, so each run first removes the temporary files that killed runs left (see
+``remove_stale_partials``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +44,7 @@ from cairn.storage.schema import check_not_newer
 from cairn.storage.vault import Vault, _salt_of_existing
 
 PARTIAL_SUFFIX = ".partial"
+PARTIAL_TOKEN_BYTES = 6  # a temporary file is ``.NAME.<12 hex digits>.partial``
 SIDECARS = ("-journal", "-wal", "-shm")
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _REFUSED = {errno.EACCES, errno.EPERM, errno.EROFS}
@@ -53,6 +58,8 @@ class Staged:
     path: Path
     dest: Path
     replaced: Path | None = None
+    removed: list[Path] = field(default_factory=list)  # partials that killed runs left
+    removed_bytes: int = 0
 
 
 # -- keys and reading a copy ------------------------------------------------------------------
@@ -144,22 +151,26 @@ def copy_file(src: Path, key: VaultKey, stage: Staged) -> None:
 
 
 @contextmanager
-def staged(dest: Path, *, overwrite: bool, keep_replaced: bool = False) -> Iterator[Staged]:
+def staged(
+    dest: Path, *, overwrite: bool, keep_replaced: bool = False, stale_names: str | None = None
+) -> Iterator[Staged]:
     """A temporary file beside ``dest`` to write a copy into; when the block ends without an
     error it is synced and renamed to ``dest`` atomically, else removed.
 
     ``overwrite`` allows replacing an existing ``dest``; ``keep_replaced`` (a restore over a
     vault) keeps the replaced file under a new name, and refuses a vault that is in use.
+    First, the temporary files that killed runs left for ``dest`` (or, given ``stale_names``,
+    a regular expression, for any NAME it matches) are removed: ``Staged.removed`` lists them.
     """
     dest = Path(dest)
     _check_target(dest, overwrite=overwrite, keep_replaced=keep_replaced)
-    tmp = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}{PARTIAL_SUFFIX}")
+    removed = remove_stale_partials(dest.parent, stale_names or re.escape(dest.name))
     try:
-        # Owner-only from the start, as the vault is: the copy holds the same (encrypted) data.
-        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        tmp, lock = _new_partial(dest)
     except OSError as exc:
         raise CopyFailed(dest, _why(exc, dest)) from None
-    stage = Staged(tmp, dest)
+    stage = Staged(tmp, dest, removed=[path for path, _ in removed])
+    stage.removed_bytes = sum(size for _, size in removed)
     try:
         yield stage
         _sync(tmp)
@@ -172,9 +183,97 @@ def staged(dest: Path, *, overwrite: bool, keep_replaced: bool = False) -> Itera
     except BaseException:
         _remove(tmp)
         raise
+    finally:
+        os.close(lock)
+
+
+def remove_stale_partials(folder: Path, names: str) -> list[tuple[Path, int]]:
+    """Remove the temporary files (``.NAME.<hex>.partial`` and SQLite's -journal, -wal, -shm
+    beside them) that a killed backup or restore left in ``folder``, for each NAME matching the
+    regular expression ``names``; returns each removed file with its size.
+
+    A run holds an exclusive ``flock`` on its temporary file from creation to its end, and the
+    kernel drops it when the process dies: a file whose lock can be taken belongs to no live
+    run. One still locked (a backup running now) is left, and so is anything not named exactly
+    as ``staged`` names its files, and anything on a file system without ``flock``.
+    """
+    token = f"[0-9a-f]{{{2 * PARTIAL_TOKEN_BYTES}}}"
+    sidecar = "|".join(re.escape(suffix) for suffix in SIDECARS)
+    pattern = re.compile(rf"\.(?:{names})\.{token}{re.escape(PARTIAL_SUFFIX)}(?:{sidecar})?")
+    try:
+        found = sorted(
+            entry.name
+            for entry in os.scandir(folder)
+            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+        )
+    except OSError:
+        return []
+    removed: list[tuple[Path, int]] = []
+    mains = [name for name in found if name.endswith(PARTIAL_SUFFIX)]
+    for name in mains:
+        removed += _remove_if_abandoned(folder / name)
+    for name in found:
+        main = folder / name[: name.rindex(PARTIAL_SUFFIX) + len(PARTIAL_SUFFIX)]
+        # A sidecar without its file: a run killed between removing the one and the other. A
+        # live run makes its file before SQLite makes a sidecar, and removes both when done.
+        if name not in mains and not main.exists():
+            removed += _unlink_counted(folder / name)
+    return removed
 
 
 # -- inside ------------------------------------------------------------------------------------
+
+
+def _new_partial(dest: Path) -> tuple[Path, int]:
+    """A new, empty, owner-only temporary file for ``dest`` and an open descriptor holding its
+    ``flock`` (see ``remove_stale_partials``); the caller closes the descriptor."""
+    for _ in range(3):
+        tmp = dest.with_name(
+            f".{dest.name}.{secrets.token_hex(PARTIAL_TOKEN_BYTES)}{PARTIAL_SUFFIX}"
+        )
+        # Owner-only from the start, as the vault is: the copy holds the same (encrypted) data.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # another run's clean-up took it between our create and lock: about to go
+        except OSError:
+            return tmp, fd  # no flock here: clean-ups leave this folder's partials alone
+        else:
+            # Still ours: a clean-up may have removed it between the create and the lock.
+            with contextlib.suppress(OSError):
+                if tmp.stat().st_ino == os.fstat(fd).st_ino:
+                    return tmp, fd
+        os.close(fd)
+    raise OSError(errno.EAGAIN, "its temporary file was removed as it was made; try again")
+
+
+def _remove_if_abandoned(path: Path) -> list[tuple[Path, int]]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return []
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # held by a run going on now, or no flock here: cannot tell, so leave it
+        os.close(fd)
+        return []
+    try:
+        # Removed while the lock is held, so no run can start using it meanwhile.
+        return [
+            done for suffix in ("", *SIDECARS) for done in _unlink_counted(Path(f"{path}{suffix}"))
+        ]
+    finally:
+        os.close(fd)
+
+
+def _unlink_counted(path: Path) -> list[tuple[Path, int]]:
+    try:
+        size = path.lstat().st_size
+        path.unlink()
+    except OSError:
+        return []
+    return [(path, size)]
 
 
 def _connect(path: Path, key: VaultKey, *, create: bool) -> Any:
@@ -239,7 +338,9 @@ def _check_target(dest: Path, *, overwrite: bool, keep_replaced: bool) -> None:
             dest,
             f"{dest} is open in a Cairn program, or was not closed cleanly (its -wal file is "
             "beside it). Close Cairn, or open and close that vault once, then try again; "
-            "nothing was changed.",
+            "nothing was changed. If it is damaged and cannot be opened: close every Cairn "
+            f"program, move {dest.name} and its -wal and -shm files together into another "
+            "folder (keep them), then restore again.",
         )
 
 

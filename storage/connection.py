@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlcipher3
 
+from cairn.storage import damage
 from cairn.storage.errors import (
     DiskFull,
     RowRejected,
@@ -20,7 +21,6 @@ from cairn.storage.errors import (
     VaultCorrupt,
     VaultError,
     VaultUnreachable,
-    WrongPassphrase,
 )
 from cairn.storage.keys import VaultKey
 
@@ -67,8 +67,9 @@ def connect(
 
 
 def apply_key(conn: Any, path: Path, key: VaultKey, *, create: bool) -> None:
-    """Key a fresh connection; for an existing file, check the key opens it (WrongPassphrase)."""
-    # SQLCipher logs HMAC failures (a wrong key) to stderr; we report them as WrongPassphrase.
+    """Key a fresh connection; for an existing file, check the key opens it: WrongPassphrase,
+    or VaultDamaged when the key is right but a page the open reads is damaged."""
+    # SQLCipher logs HMAC failures to stderr; we report them as WrongPassphrase or VaultDamaged.
     conn.execute("PRAGMA cipher_log_level = NONE")
     conn.execute(f"PRAGMA key = {key.pragma_literal(with_salt=create)}")
     # Larger encrypted pages: each page carries its own IV and HMAC, so 16 KiB pages halve
@@ -81,7 +82,9 @@ def apply_key(conn: Any, path: Path, key: VaultKey, *, create: bool) -> None:
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
     except sqlcipher3.DatabaseError as exc:
         if "not a database" in str(exc):
-            raise WrongPassphrase(path) from None
+            # The same words for a wrong key and a damaged first page: the file's other pages
+            # tell which (storage/damage.py).
+            raise damage.open_failure(path, key, CIPHER_PAGE_SIZE) from None
         raise
 
 

@@ -14,6 +14,7 @@ tree. Each error is a sentence a person can act on; ``str(error)`` is that sente
           ├── VaultBusy
           ├── DiskFull
           ├── VaultCorrupt
+          │    └── VaultDamaged     (opening read a page that fails its HMAC, the key is right)
           ├── VaultClosed
           ├── VaultUnreachable      (the file or its folder cannot be read or written)
           ├── RowRejected           (a trigger refused a row: pack validation)
@@ -64,12 +65,26 @@ class NotAVault(VaultError):
 
 
 class WrongPassphrase(VaultError):
-    def __init__(self, path: Path | str) -> None:
-        super().__init__(
-            path,
-            f"Wrong passphrase for {path} (or the file is not a Cairn vault). "
-            "Check the passphrase and try again.",
-        )
+    """No page of the file opens with the key (see ``cairn.storage.damage``); ``only_page``:
+    the file has a single page, so a wrong passphrase and a damaged page look alike."""
+
+    def __init__(self, path: Path | str, *, only_page: bool = False) -> None:
+        if only_page:
+            message = (
+                f"Wrong passphrase for {path}, or the file is damaged: it has a single page, "
+                "so no other page can tell the two apart. Check the passphrase and try again; "
+                "if you are sure it is right, restore the vault from a backup with "
+                "`cairn restore`."
+            )
+        else:
+            message = (
+                f"Wrong passphrase for {path}: no page of the file opens with it. Check the "
+                "passphrase and try again. If you are sure of it, the file is not a Cairn "
+                "vault or its first 16 bytes (the salt every page's key is made with) are "
+                "damaged, which looks the same; a backup restores the vault (`cairn restore`)."
+            )
+        super().__init__(path, message)
+        self.only_page = only_page
 
 
 class SchemaTooNew(VaultError):
@@ -105,9 +120,25 @@ class VaultCorrupt(VaultError):
     def __init__(self, path: Path | str, detail: str) -> None:
         super().__init__(
             path,
-            f"{path} is damaged ({detail}). Restore it from a backup; "
-            "keep this file until you have checked the backup.",
+            f"{path} is damaged ({detail}). Restore it from a backup with "
+            f"`cairn restore BACKUP {path} --force`, which keeps this file beside it.",
         )
+        self.detail = detail
+
+
+class VaultDamaged(VaultCorrupt):
+    """SQLCipher would not open the file, but one of its pages authenticates with the key: the
+    passphrase is right and the file is damaged (see ``cairn.storage.damage``)."""
+
+    def __init__(self, path: Path | str, detail: str) -> None:
+        VaultError.__init__(
+            self,
+            path,
+            f"{path} is damaged: {detail}. Restore the vault from a backup with "
+            f"`cairn restore BACKUP {path} --force`, which keeps this file beside it; "
+            "a damaged file is often a failing disk, so check that too.",
+        )
+        self.detail = detail
 
 
 class VaultClosed(VaultError):

@@ -5,6 +5,11 @@ until its copy passed; a file that fails a check says which, in a sentence."""
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -86,6 +91,13 @@ def _flip_middle(path: Path) -> None:
     data = bytearray(path.read_bytes())
     middle = len(data) // 2
     data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+    path.write_bytes(bytes(data))
+
+
+def _flip_first_page(path: Path) -> None:
+    """Damage inside the first 16 KiB, page 1 of the file, which every open reads."""
+    data = bytearray(path.read_bytes())
+    data[100:200] = bytes(b ^ 0xFF for b in data[100:200])
     path.write_bytes(bytes(data))
 
 
@@ -230,6 +242,48 @@ def test_a_corrupted_backup_fails_verify_restore_and_is_never_restored(
     assert not target.exists() and _partials(tmp_path) == []
 
 
+def test_a_backup_damaged_in_its_first_page_is_damage_not_a_wrong_passphrase(
+    cli, backed_up: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _flip_first_page(backed_up)
+    out, _ = cli("verify-restore", backed_up, expect=1)
+    assert f"{backed_up}: FAILED" in out
+    assert "The file is damaged: its first page" in out and "the passphrase is right" in out
+    assert "Do not restore it; use another backup." in out and "Wrong passphrase" not in out
+    report = json.loads(cli("verify-restore", backed_up, "--json", expect=1)[0])
+    assert report["ok"] is False and report["sentinel"] is None
+    target = tmp_path / "restored.cairn"
+    _, err = cli("restore", backed_up, target, expect=1)
+    assert "did not pass its checks" in err and "the passphrase is right" in err
+    assert not target.exists() and _partials(tmp_path) == []
+    monkeypatch.setenv("CAIRN_PASSPHRASE", "not the passphrase")
+    for argv in (("verify-restore", backed_up), ("restore", backed_up, target)):
+        _, err = cli(*argv, expect=1)
+        assert f"Wrong passphrase for {backed_up}" in err and "passphrase is right" not in err
+
+
+def test_a_vault_damaged_in_its_first_page_says_so_and_its_backup_restores_it(
+    cli, backed_up: Path, vault_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _flip_first_page(vault_path)
+    for argv in (("stats",), ("verify",), ("backup", tmp_path / "another.cairn")):
+        _, err = cli(*argv, expect=1)
+        assert err.startswith(f"cairn: {vault_path} is damaged: its first page"), err
+        assert "the passphrase is right" in err and err.count("\n") == 1
+        assert f"`cairn restore BACKUP {vault_path} --force`" in err
+    assert not (tmp_path / "another.cairn").exists()
+    monkeypatch.setenv("CAIRN_PASSPHRASE", "not the passphrase")
+    _, err = cli("stats", expect=1)
+    assert err.startswith(f"cairn: Wrong passphrase for {vault_path}")
+    assert "passphrase is right" not in err
+    monkeypatch.setenv("CAIRN_PASSPHRASE", PASSPHRASE)
+    # What the message says to do works: the backup restores the vault.
+    out, _ = cli("restore", backed_up, vault_path, "--force")
+    assert "checks out" in out and "The vault it replaced is kept at" in out
+    cli("verify")
+    assert _titles(vault_path) == [f"{WORD} recital"]
+
+
 def test_a_file_without_the_sentinel_is_not_a_vault_restored_whole(cli, backed_up: Path) -> None:
     with Vault.open(backed_up, PASSPHRASE) as raw, raw.write() as conn:
         # Only by going around the schema's guard, as another program could.
@@ -239,6 +293,98 @@ def test_a_file_without_the_sentinel_is_not_a_vault_restored_whole(cli, backed_u
     assert "lacks the sentinel" in out and "not a Cairn vault copied whole" in out
     out, _ = cli("verify-restore", backed_up, "--json", expect=1)
     assert json.loads(out)["sentinel"] is False
+
+
+# -- what killed runs leave ------------------------------------------------------------------------
+
+
+def test_a_backup_removes_the_partial_files_a_killed_one_left_and_nothing_else(
+    cli, backed_up: Path, tmp_path: Path
+) -> None:
+    folder = backed_up.parent
+    stale = folder / f".{backed_up.name}.0123456789ab.partial"  # as ``staged`` names them
+    stale.write_bytes(secrets.token_bytes(300_000))
+    Path(f"{stale}-journal").write_bytes(b"journal")
+    unrelated = [
+        f".{backed_up.name}.0123456789ab.partial.bak",
+        f".{backed_up.name}.partial",
+        f".{backed_up.name}.0123456789xy.partial",
+        "notes.txt",
+    ]
+    for name in unrelated:
+        (folder / name).write_bytes(b"not ours")
+    out, _ = cli("backup", backed_up, "--force")
+    assert (
+        f"Removed 2 temporary files (0.3 MB) that an interrupted backup or restore had left "
+        f"beside {backed_up}." in out
+    )
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*unrelated, backed_up.name])
+    assert all((folder / name).read_bytes() == b"not ours" for name in unrelated)
+    cli("verify-restore", backed_up)
+    # A restore cleans up beside its destination the same way.
+    target = tmp_path / "restored.cairn"
+    left = tmp_path / f".{target.name}.abcdef012345.partial"
+    left.write_bytes(b"half a restore")
+    out, _ = cli("restore", backed_up, target, "--json")
+    assert json.loads(out)["removed_partials"] == [str(left)] and not left.exists()
+
+
+def test_a_backup_into_a_folder_removes_what_killed_dated_backups_left(
+    cli, backed_up: Path, vault_path: Path
+) -> None:
+    folder = backed_up.parent
+    # A folder backup names each copy by the time: a killed one's name is never the next one's.
+    mine = folder / f".{vault_path.stem}-20250101-101010.cairn.0123456789ab.partial"
+    other = folder / ".another-20250101-101010.cairn.0123456789ab.partial"
+    for path in (mine, other):
+        path.write_bytes(b"half a copy")
+    out, _ = cli("backup", folder, "--json")
+    result = json.loads(out)
+    assert result["removed_partials"] == [str(mine)] and result["verified"] is True
+    assert not mine.exists() and other.read_bytes() == b"half a copy"
+
+
+def test_a_backup_killed_while_writing_leaves_a_partial_that_the_next_one_removes(
+    cli, tmp_path: Path, vault_path: Path
+) -> None:
+    # Large enough that the copy takes a good part of a second to write.
+    filled = compose.create_vault(vault_path, PASSPHRASE, with_embedder=False)
+    with filled, filled.vault.write() as conn:
+        for i in range(400):
+            conn.execute(
+                "INSERT INTO settings(key, value) VALUES (?, json_quote(?))",
+                (f"filler{i}", secrets.token_hex(50_000)),
+            )
+    dest = tmp_path / "backups" / "vault.cairn"
+    dest.parent.mkdir()
+    env = {**os.environ, "CAIRN_VAULT": str(vault_path), "CAIRN_PASSPHRASE": PASSPHRASE}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "cairn.app.cli", "backup", str(dest)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    try:
+        while child.poll() is None and time.monotonic() < deadline:
+            partial = [p for p in dest.parent.iterdir() if p.name.endswith(".partial")]
+            if partial and partial[0].stat().st_size > 1_000_000:  # pages are being written
+                child.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.002)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        _, said = child.communicate(timeout=30)
+    assert child.returncode == -signal.SIGKILL, f"it ended before it was killed: {said!r}"
+    left = _partials(dest.parent)
+    assert len(left) == 1 and not dest.exists()
+
+    out, _ = cli("backup", dest)
+    assert f"Backed up to {dest}" in out and "that an interrupted backup or restore had left" in out
+    assert _partials(dest.parent) == [] and sorted(p.name for p in dest.parent.iterdir()) == [
+        dest.name
+    ]
 
 
 # -- restore --------------------------------------------------------------------------------------

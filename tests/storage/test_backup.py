@@ -4,6 +4,8 @@ a temporary name and renamed only when whole, never left half-written."""
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -158,6 +160,81 @@ def test_a_restore_target_in_use_is_refused(vault: Vault, tmp_path: Path) -> Non
     with refused, backup.staged(vault.path, overwrite=True, keep_replaced=True):
         pass
     assert _leftovers(tmp_path) == []
+
+
+def _killed_while_copying(dest: Path) -> Path:
+    """A child process starts a copy to ``dest`` with ``staged``, writes into its temporary
+    file (and a rollback journal beside it, as SQLite does) and is killed with SIGKILL, as a
+    killed backup is: nothing of it runs after. Returns the temporary file it left."""
+    script = textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from cairn.storage import backup
+
+        with backup.staged(Path({str(dest)!r}), overwrite=False) as stage:
+            stage.path.write_bytes(b"half a copy " * 10_000)
+            Path(f"{{stage.path}}-journal").write_bytes(b"journal")
+            os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    left = [p for p in dest.parent.iterdir() if p.name.endswith(backup.PARTIAL_SUFFIX)]
+    assert len(left) == 1
+    assert re.fullmatch(rf"\.{re.escape(dest.name)}\.[0-9a-f]{{12}}\.partial", left[0].name)
+    return left[0]
+
+
+def test_the_next_copy_removes_what_a_killed_one_left_and_nothing_else(
+    vault: Vault, tmp_path: Path
+) -> None:
+    dest = tmp_path / "out" / "copy.cairn"
+    dest.parent.mkdir()
+    left = _killed_while_copying(dest)
+    journal = Path(f"{left}-journal")
+    assert journal.exists()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    unrelated = [
+        ".copy.cairn.0123456789AB.partial",  # not hex as this code writes it
+        ".copy.cairn.0123456789a.partial",  # one digit short
+        ".copy.cairn.partial",
+        "copy.cairn.0123456789ab.partial",  # no leading dot
+        ".copy.cairn.0123456789ab.partial.old",
+        ".copy.cairn.0123456789ab.partial-journal.old",
+        ".other.cairn.0123456789ab.partial",  # another destination's
+        "notes.txt",
+    ]
+    for name in unrelated:
+        (dest.parent / name).write_bytes(b"not ours")
+    (dest.parent / ".copy.cairn.aaaaaaaaaaaa.partial").symlink_to(precious)
+    sizes = left.stat().st_size + journal.stat().st_size
+
+    with backup.staged(dest, overwrite=False) as stage:
+        backup.copy_vault(vault, stage)
+    assert sorted(stage.removed) == [left, journal] and stage.removed_bytes == sizes
+    assert sorted(p.name for p in dest.parent.iterdir()) == sorted(
+        [*unrelated, ".copy.cairn.aaaaaaaaaaaa.partial", "copy.cairn"]
+    )
+    assert all((dest.parent / name).read_bytes() == b"not ours" for name in unrelated)
+    assert precious.read_text() == "keep me"
+    with Vault.open(dest, PASSPHRASE) as copy:
+        assert copy.integrity_problems() == []
+
+
+def test_the_temporary_file_of_a_copy_going_on_is_left_alone(vault: Vault, tmp_path: Path) -> None:
+    dest = tmp_path / "copy.cairn"
+    with backup.staged(dest, overwrite=False) as stage:
+        # Another backup to the same place, starting now, must not take this one's file.
+        assert backup.remove_stale_partials(tmp_path, re.escape(dest.name)) == []
+        assert stage.path.exists()
+        backup.copy_vault(vault, stage)
+    assert stage.removed == [] and _leftovers(tmp_path) == []
+    with Vault.open(dest, PASSPHRASE) as copy:
+        assert copy.integrity_problems() == []
 
 
 def test_the_sentinel_cannot_be_changed_or_deleted(vault: Vault) -> None:

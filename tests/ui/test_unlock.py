@@ -130,6 +130,29 @@ def test_wrong_passphrase_says_so_and_allows_a_retry(
     session.lock()
 
 
+def test_a_vault_damaged_in_its_first_page_says_damage_not_wrong_passphrase(
+    qtbot, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    vault = tmp_path / "mine.cairn"
+    compose.create_vault(vault, PASSPHRASE, embedder=embedder).close()
+    data = bytearray(vault.read_bytes())
+    data[100:200] = bytes(b ^ 0xFF for b in data[100:200])  # inside the first 16 KiB
+    vault.write_bytes(bytes(data))
+    preferences = Preferences(tmp_path / "prefs.ini")
+    preferences.add_recent_vault(vault)
+    session = Session()
+    screen = UnlockScreen(session, preferences)
+    qtbot.addWidget(screen)
+
+    qtbot.keyClicks(screen.passphrase, PASSPHRASE)
+    with qtbot.waitSignal(session.failed, timeout=OPEN_TIMEOUT_MS):
+        qtbot.keyClick(screen.passphrase, Qt.Key.Key_Return)
+    shown = screen.open_notice.text()
+    assert "is damaged" in shown and "the passphrase is right" in shown
+    assert "cairn restore" in shown and "Wrong passphrase" not in shown
+    assert not session.is_open and screen.pages.isEnabled() and not screen.busy
+
+
 def test_recent_vaults_are_listed_most_recent_first(qtbot, tmp_path: Path) -> None:
     preferences = Preferences(tmp_path / "prefs.ini")
     for name in ("old.cairn", "middle.cairn", "new.cairn"):
