@@ -4,6 +4,7 @@ socket connection to a non-loopback address fails the test (invariant I5)."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,3 +126,22 @@ def damaged_whisper_source(folder: Path) -> dict[str, Any]:
     copy.write_bytes(damaged)
     source["model.bin"] = (first, copy)
     return source
+
+
+# Drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from a root process and what it runs, so file
+# permissions bind it as they bind a person's own account (setpriv is util-linux's, on every
+# Debian). The suite runs as root in CI, where a chmod 000 file would otherwise read fine.
+_NO_OVERRIDE = "-dac_override,-dac_read_search"
+
+
+def without_root_override(argv: list[str]) -> list[str]:
+    """``argv`` run so that file permissions bind it: as it is for a person's own account, and
+    through ``setpriv`` without the override capabilities when the tests run as root."""
+    if os.geteuid() != 0:
+        return argv
+    return [
+        "setpriv",
+        f"--bounding-set={_NO_OVERRIDE}",
+        f"--inh-caps={_NO_OVERRIDE}",
+        *argv,
+    ]

@@ -3,7 +3,7 @@ adversarial run against ``cairn ingest`` found to sink a whole batch, beside goo
 must still be kept. Each entry says what a person should be told about it.
 
 - ``locked.txt`` and ``locked-folder/`` have no read permission (they only bite a process that
-  is not root, or root without its override capabilities: see ``without_root_override``);
+  is not root, or root without its override capabilities: ``conftest.without_root_override``);
 - ``caf\\xe9 cr\\xe8me.txt`` has a Latin-1 name that is not UTF-8;
 - ``loop`` is a symbolic link to itself and ``dangling`` one to nothing;
 - ``noise.md`` is random bytes, ``utf16.txt`` is UTF-16 without a byte-order mark;
@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.app import ingest_files as files
+from tests.conftest import without_root_override
+
+__all__ = ["without_root_override"]  # the permission tests run cairn through it
 
 LATIN1_NAME = b"caf\xe9 cr\xe8me.txt"
 GOOD = {
     "good/kayak.md": "# Kayak trip\n\nWe paddled around the lighthouse island at dawn.\n",
     "good/recipe.txt": "Bake the rye loaf for forty minutes with a tray of water below.\n",
 }
-# Drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from a root process and what it runs, so file
-# permissions bind it as they bind a person's own account (util-linux, on every Debian).
-_NO_OVERRIDE = "-dac_override,-dac_read_search"
 
 
 @dataclass(frozen=True)
@@ -103,19 +103,6 @@ def shared_stream_pdf(pages: int) -> bytes:
         xref,
     )
     return bytes(out)
-
-
-def without_root_override(argv: list[str]) -> list[str]:
-    """``argv`` run so that file permissions bind it: as it is for a person's own account, and
-    through ``setpriv`` without the override capabilities when the tests run as root."""
-    if os.geteuid() != 0:
-        return argv
-    return [
-        "setpriv",
-        f"--bounding-set={_NO_OVERRIDE}",
-        f"--inh-caps={_NO_OVERRIDE}",
-        *argv,
-    ]
 
 
 def cairn(*args: str) -> list[str]:
