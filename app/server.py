@@ -18,14 +18,23 @@ Rules, each because of a concrete attack or mistake:
 - Connections stay open between requests (HTTP/1.1, every answer has its Content-Length)
   until idle for ``IDLE_S``; a request with a body, which is never read, closes its connection
   so the body cannot be taken for the next request.
+- Clients that open connections and trickle their requests must not starve the others: at
+  most ``MAX_CONNECTIONS`` are open, each request head must arrive within ``HEAD_DEADLINE_S``
+  in all, and when every place is taken a new connection gets the place of the one waiting
+  longest (over ``SLOW_AFTER_S``) for a request, or a 503 at once. A hang-up is no error.
 - Request lines are not logged: a search's query string is memory content.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import ipaddress
 import socket
 import sys
+import threading
+import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,6 +45,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from cairn.app import server_routes
 from cairn.app.errors import CairnError, InvalidRequest, NodeNotFound
+from cairn.app.server_connections import HeadReader, Place, raw_answer, refuse
 from cairn.app.server_routes import Reply
 from cairn.app.service import MemoryService
 
@@ -49,6 +59,22 @@ _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 # search p95 175 ms against 189 with a connection per request thread, 165 MB less memory.
 READERS = 4
 IDLE_S = 15.0  # an idle kept-open connection is closed after this long
+# Connections open at once: each holds a thread and a file descriptor, so without a bound a
+# client opening connections it never uses runs the process out of descriptors (1024 by
+# default) and no one is answered. Local tools open a few each (a browser six).
+MAX_CONNECTIONS = 64
+# Connections the kernel holds until the accept loop takes (or refuses) each: they use no
+# descriptor of this process, and a burst larger than the queue waits a second (SYN retry).
+BACKLOG = 128
+# The whole request line and headers must arrive within this, however they trickle in: a head
+# is a few hundred bytes, sent in milliseconds by a client on this machine or a LAN.
+HEAD_DEADLINE_S = 10.0
+# When every place is taken, a connection that has waited this long for its request (silent,
+# trickling, or idle between requests) gives its place to a new one: far more than a working
+# client needs, so only slow or idle ones are ever cut.
+SLOW_AFTER_S = 1.0
+# A client that hung up before its answer, or was too slow: no fault of the server.
+_HANG_UPS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 T = TypeVar("T")
 
 
@@ -75,9 +101,16 @@ def is_loopback(host: str) -> bool:
 
 
 class GraphServer(ThreadingHTTPServer):
-    """One server over one open service; ``serve_forever`` in a thread, ``shutdown`` to stop."""
+    """One server over one open service; ``serve_forever`` in a thread, ``shutdown`` to stop.
+
+    ``max_connections``, ``head_deadline_s`` and ``slow_after_s`` may be set on an instance
+    (tests lower them) before or while it serves."""
 
     daemon_threads = True
+    request_queue_size = BACKLOG
+    max_connections = MAX_CONNECTIONS
+    head_deadline_s = HEAD_DEADLINE_S
+    slow_after_s = SLOW_AFTER_S
 
     def __init__(self, service: MemoryService, options: ServeOptions) -> None:
         host = options.host.strip("[]")
@@ -110,6 +143,8 @@ class GraphServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.service = service
         self._readers = ThreadPoolExecutor(READERS, thread_name_prefix="cairn-serve")
+        self._places: dict[socket.socket, Place] = {}
+        self._places_lock = threading.Lock()
         self.allow_without_token = options.allow_loopback_without_token
         self.loopback = loopback
         try:
@@ -130,6 +165,65 @@ class GraphServer(ThreadingHTTPServer):
     def server_close(self) -> None:
         super().server_close()
         self._readers.shutdown(wait=True)
+
+    # -- places: at most ``max_connections`` open connections ---------------------------------
+
+    @property
+    def connections(self) -> int:
+        """Connections open now (each with its thread), those given away not counted."""
+        return len(self._places)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Called by the accept loop for each new connection: a place, or a 503 at once."""
+        now = time.monotonic()
+        with self._places_lock:
+            admitted = len(self._places) < self.max_connections or self._give_away_one(now)
+            if admitted:
+                self._places[request] = Place(waiting_since=now)
+        if not admitted:
+            refuse(request)
+        return admitted
+
+    def _give_away_one(self, now: float) -> bool:
+        """Cut the connection waiting longest for a request, if over ``slow_after_s``: its
+        thread's read ends at once. Under the lock, so its socket is not closed meanwhile."""
+        since = {s: p.waiting_since for s, p in self._places.items() if p.waiting_since is not None}
+        slow = [s for s, t in since.items() if now - t >= self.slow_after_s]
+        if not slow:
+            return False
+        sock = min(slow, key=since.__getitem__)
+        self._places.pop(sock).given_away = True
+        with contextlib.suppress(OSError):  # the client may have gone already
+            sock.shutdown(socket.SHUT_RDWR)
+        return True
+
+    def place_of(self, request: Any) -> Place:
+        with self._places_lock:  # none: it was given away before its thread started
+            return self._places.get(request) or Place(None, given_away=True)
+
+    def waiting(self, place: Place) -> None:
+        with self._places_lock:
+            place.waiting_since = time.monotonic()
+
+    def answering(self, place: Place) -> bool:
+        """Its head has arrived: no longer to be given away. False if it already was."""
+        with self._places_lock:
+            place.waiting_since = None
+            return not place.given_away
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._places_lock:  # before the close: never given away once its fd may be reused
+            self._places.pop(request, None)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up is quiet; anything else is a bug, said with where it happened
+        but not its message, which may quote the request (memory text)."""
+        error = sys.exc_info()[1]
+        if error is None or isinstance(error, _HANG_UPS):
+            return
+        where = "".join(traceback.TracebackException.from_exception(error).stack.format())
+        print(f"cairn serve: internal error: {type(error).__name__}\n{where}", file=sys.stderr)
 
     @property
     def url(self) -> str:
@@ -163,6 +257,48 @@ class _Handler(BaseHTTPRequestHandler):
     # The head and the body go out in two writes; on a kept-open connection Nagle's algorithm
     # would hold the body until the client's delayed ACK of the head (40 ms on Linux).
     disable_nagle_algorithm = True
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # read instead through the deadline below (the socket stays open)
+        self._place = self.server.place_of(self.request)
+        self._head = HeadReader(self.connection, self.timeout or IDLE_S)
+        self._head.expect(time.monotonic() + self.server.head_deadline_s)  # from the accept
+        self.rfile = io.BufferedReader(self._head)
+
+    def handle_one_request(self) -> None:
+        super().handle_one_request()  # a TimeoutError there closes the connection
+        if self._head.expired and self._head.started:
+            self._too_slow()
+        # Kept open, the next head's deadline starts with its first byte (idle until then).
+        self.server.waiting(self._place)
+        self._head.expect(None, after_first_byte=self.server.head_deadline_s)
+
+    def parse_request(self) -> bool:
+        # A head cut short (the client hung up, or its place was given away) is not answered:
+        # what arrived of it may lack the headers that matter, such as Host or Authorization.
+        if self._head.ended:
+            self.close_connection = True
+            return False
+        if not super().parse_request():
+            return False
+        if self._head.ended or not self.server.answering(self._place):
+            self.close_connection = True
+            return False
+        self.connection.settimeout(self.timeout)  # for writing the answer (no more is read)
+        return True
+
+    def _too_slow(self) -> None:
+        """Part of a head came, not all of it in time: say so before the close."""
+        self.close_connection = True
+        reply = Reply.error(
+            HTTPStatus.REQUEST_TIMEOUT,
+            f"The request took too long to arrive (over {self.server.head_deadline_s:g} s); "
+            "send the request line and headers at once.",
+        )
+        with contextlib.suppress(OSError):  # the client may be gone; it is being closed anyway
+            self.connection.settimeout(1.0)
+            self.connection.sendall(raw_answer(reply))
 
     def do_GET(self) -> None:
         self._serve(head=False)

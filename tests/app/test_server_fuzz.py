@@ -110,7 +110,11 @@ def test_fuzzing_the_openapi_document_finds_no_server_error(
     # Not vacuous: every operation was asked, real memories were found, bad requests refused.
     labels = {f"GET {path}" for path in schema.raw_schema["paths"]} - {"GET /v1/openapi.json"}
     assert labels <= set(statuses)
-    for label in ("GET /v1/nodes/{id}", "GET /v1/nodes/{id}/neighbours", "GET /v1/search"):
+    # Bounded parameters (depth, limit, edge types) give the coverage phase bad values to send
+    # on every run. One memory's route has only a free-text parameter: a 400 there comes from
+    # the random extra parameters the fuzzer may or may not draw, so it is not required.
+    for label in ("GET /v1/nodes/{id}/neighbours", "GET /v1/search"):
         assert {200, 400} <= statuses[label], (label, statuses[label])
+    assert {200, 404} <= statuses["GET /v1/nodes/{id}"], statuses["GET /v1/nodes/{id}"]
     assert 404 in statuses["GET /v1/nodes/{id}/subgraph"]
     assert all(code < 500 for codes in statuses.values() for code in codes)
