@@ -78,6 +78,36 @@ def sectioned_markdown(seed: int | str, sections: int) -> str:
     return "\n".join(parts)
 
 
+def plain_text(seed: int | str, paragraphs: int) -> str:
+    """A text note without headings: ``paragraphs`` seeded paragraphs, which the chunker joins
+    into passages of up to about two hundred words."""
+    return "\n\n".join(prose(f"{seed}-{number}") for number in range(paragraphs)) + "\n"
+
+
+def notes_folder(
+    *,
+    long_sections: int = 128,
+    notes: int = 14,
+    logs: int = 20,
+    seed: int = 0,
+) -> dict[str, str]:
+    """A notes folder of varied sizes, as a person's grows: two long journals of
+    ``long_sections`` sections each (named to come first), ``notes`` Markdown notes of one to
+    four sections in ``ideas/``, ``logs`` plain-text logs of one to three paragraphs in
+    ``log/``, and a note of twenty-four sections last. The same ``seed``, the same folder."""
+    rng = random.Random(seed)
+    folder: dict[str, str] = {
+        f"a-journal-{year}.md": sectioned_markdown(f"journal{year}", long_sections)
+        for year in (2023, 2024)
+    }
+    for number in range(notes):
+        folder[f"ideas/idea{number:02}.md"] = sectioned_markdown(f"idea{number}", rng.randint(1, 4))
+    for number in range(logs):
+        folder[f"log/day{number:02}.txt"] = plain_text(f"day{number}", rng.randint(1, 3))
+    folder["z-archive.md"] = sectioned_markdown("archive", 24)
+    return folder
+
+
 # -- PDF --------------------------------------------------------------------------------------
 
 
