@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import re
 import signal
 import subprocess
-import sys
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -22,7 +19,7 @@ from cairn.app import tokens
 from cairn.app.cli import main
 from cairn.app.server import GraphServer, ServeOptions, ServerRefused
 from cairn.app.service import MemoryService
-from tests.app.server_probe import running
+from tests.app.server_probe import running, serve_child
 from tests.conftest import PASSPHRASE
 
 GRAPHML_NS = "{http://graphml.graphdrawing.org/xmlns}"
@@ -115,29 +112,12 @@ def test_cli_serve_refuses_with_a_message(
 def test_cairn_serve_answers_and_stops_cleanly_on_ctrl_c(
     service: MemoryService, filled: Vault, vault_path: Path
 ) -> None:
-    env = {**os.environ, "CAIRN_PASSPHRASE": PASSPHRASE}
-    argv = ["serve", "--vault", str(vault_path), "--port", "0"]
-    child = subprocess.Popen(
-        # faulthandler: a child that does not stop dumps where each thread is (SIGABRT below).
-        [sys.executable, "-X", "faulthandler", "-m", "cairn.app.cli", *argv],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # As from a terminal: a suite started in the background of a script inherits Ctrl+C
-        # ignored, and Python then never turns it into KeyboardInterrupt.
-        preexec_fn=_ctrl_c_as_in_a_terminal,
-    )
-    try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/v1/", line)
-        assert found, line
-        conn = http.client.HTTPConnection("127.0.0.1", int(found[1]), timeout=30)
+    with serve_child(vault_path) as (child, port):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("GET", "/v1/search?q=tomatoes", headers={"Authorization": "Bearer x"})
         assert conn.getresponse().status == 401
         conn.close()
-        conn = http.client.HTTPConnection("127.0.0.1", int(found[1]), timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request(
             "GET", "/v1/search?q=tomatoes", headers={"Authorization": f"Bearer {filled.personal}"}
         )
@@ -150,17 +130,9 @@ def test_cairn_serve_answers_and_stops_cleanly_on_ctrl_c(
             child.send_signal(signal.SIGABRT)
             out, err = child.communicate(timeout=30)
             pytest.fail(f"cairn serve did not stop on Ctrl+C; its threads:\n{err}")
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate()  # reaps it and closes its pipes
     assert child.returncode == 0, err
     assert "Stopped." in out
     assert "tomatoes" not in out + err  # request lines (memory text) are not logged
-
-
-def _ctrl_c_as_in_a_terminal() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_a_token_file_limits_the_server_to_that_token(

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import os
-import re
 import select
 import signal
 import socket
 import struct
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,8 +18,7 @@ import pytest
 
 from cairn.app.server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
-from tests.app.server_probe import HOST, running
-from tests.conftest import PASSPHRASE
+from tests.app.server_probe import HOST, running, serve_child
 
 CAP = 8  # the cap lowered for the tests, so that going past it takes a few sockets only
 
@@ -213,22 +208,7 @@ def test_hang_ups_are_quiet_and_real_bugs_are_not(
 def test_cairn_serve_prints_no_traceback_when_clients_hang_up(
     service: MemoryService, secret: str, vault_path: Path
 ) -> None:
-    env = {**os.environ, "CAIRN_PASSPHRASE": PASSPHRASE}
-    argv = ["serve", "--vault", str(vault_path), "--port", "0"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "cairn.app.cli", *argv],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_ctrl_c_as_in_a_terminal,
-    )
-    try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/v1/", line)
-        assert found, line
-        port = int(found[1])
+    with serve_child(vault_path) as (child, port):
         request = (
             f"GET /v1/search?q=tomatoes HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
             f"Authorization: Bearer {secret}\r\n\r\n"
@@ -242,10 +222,6 @@ def test_cairn_serve_prints_no_traceback_when_clients_hang_up(
         assert _search(port, secret)[0] == 200  # and the server goes on answering
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate()
     assert child.returncode == 0 and "Stopped." in out, err
     assert "Traceback" not in err and "Error" not in err, err
 
