@@ -222,7 +222,9 @@ class ExtractionWorker:
         self._ensure_started()
         self._connection.send(str(path))
         started = time.monotonic()
-        while not self._connection.poll(POLL_SECONDS):
+        # The checks come before each wait, the first included, and a wait ends by the
+        # budget's end: a child quicker than one poll still meets a Stop or a budget.
+        while True:
             if should_stop():
                 self._stop()
                 raise Stopped
@@ -246,6 +248,10 @@ class ExtractionWorker:
                     "to read and was stopped. Split it into smaller files, or raise the memory "
                     "budget in settings."
                 )
+            if self._connection.poll(
+                max(0.0, min(POLL_SECONDS, started + budget - time.monotonic()))
+            ):
+                break
         try:
             status, payload = self._connection.recv()
         except (EOFError, OSError):
