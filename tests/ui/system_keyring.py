@@ -43,6 +43,9 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 """
 
 
+ATTEMPTS = 5  # searches tried when items vanish under one
+
+
 @dataclass(frozen=True)
 class StoredSecret:
     label: str
@@ -57,6 +60,16 @@ class SystemKeyring:
     def stored(self, **attributes: str) -> list[StoredSecret]:
         """The items matching ``attributes`` in every collection, asked of the Secret Service
         itself rather than through the keyring library under test."""
+        # An item deleted while the search walks the collection (a test polling a forget)
+        # fails the walk itself, not only the read: the search is then asked again.
+        for _ in range(ATTEMPTS - 1):
+            try:
+                return self._stored(attributes)
+            except secretstorage.ItemNotFoundException:
+                continue
+        return self._stored(attributes)
+
+    def _stored(self, attributes: dict[str, str]) -> list[StoredSecret]:
         found = []
         with closing(open_dbus_connection(self.bus_address)) as connection:
             for item in secretstorage.search_items(connection, attributes):
@@ -64,7 +77,7 @@ class SystemKeyring:
                     secret = item.get_secret().decode()
                     found.append(StoredSecret(item.get_label(), item.get_attributes(), secret))
                 except secretstorage.ItemNotFoundException:
-                    pass  # deleted between the search and the read (a test polling a forget)
+                    pass  # deleted between the search and the read
         return found
 
 
