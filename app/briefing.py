@@ -36,6 +36,8 @@ def briefing(vault: Vault, pack: Pack, scopes: list[str], today: str | None = No
             else []
         )
         recent = graph_rows.recent(conn, memory_types, scopes, RECENT)
+        # A new memory may be a possible duplicate: listed like any other, marked as waiting.
+        waiting = dedup_rows.awaiting_review(conn, [r["id"] for r in recent], scopes)
         reviews = dedup_rows.review_items(
             conn,
             scopes,
@@ -47,7 +49,7 @@ def briefing(vault: Vault, pack: Pack, scopes: list[str], today: str | None = No
     return Briefing(
         today=day.isoformat(),
         due=[_brief(r) | {"due": r["due"], "overdue": r["due"] < day.isoformat()} for r in due],
-        recent=[_brief(r) for r in recent],
+        recent=[_brief(r) | {"awaiting_review": r["id"] in waiting} for r in recent],
         reviews=[
             {"id": r["id"], "kind": r["kind"], "reason": r["reason"], "score": r["score"]}
             for r in reviews

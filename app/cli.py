@@ -138,6 +138,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             print("No memories match.")
         for i, hit in enumerate(response.results, start=1):
             status = "" if hit.status == "active" else f" ({hit.status})"
+            status += " (awaiting review)" if hit.awaiting_review else ""
             print(f"{i:2}. [{hit.type}] {hit.title}{status}  ({hit.id})")
             # Whitespace becomes single spaces, one for one, so the highlight spans still fit.
             flat = _WHITESPACE.sub(" ", hit.snippet)
@@ -160,6 +161,13 @@ def cmd_get(args: argparse.Namespace) -> int:
         for detail in response.nodes:
             node = detail.node
             print(f"{node.id}  [{node.type}] {node.title}  ({node.status}, {node.scope})")
+            waiting = detail.awaiting_review
+            if waiting:
+                print(
+                    f"  awaiting review: may repeat {waiting['other_title']} "
+                    f"({waiting['other_id']}): {waiting['reason']}; "
+                    f"cairn resolve {waiting['item']} distinct|merge"
+                )
             if node.body:
                 print(f"  {node.body}")
             for key, value in sorted(node.attrs.items()):

@@ -33,7 +33,10 @@ def describe_write(result: WriteResult) -> None:
             f"{result.matched.get('reason', '')}"
         )
     if result.verdict:
-        print(f"  pending review {result.verdict}: cairn resolve {result.verdict} distinct|merge")
+        print(
+            f"  kept and searchable, awaiting review {result.verdict}: "
+            f"cairn resolve {result.verdict} distinct|merge"
+        )
     if result.suggestion:
         print(f"  {result.suggestion}")
     for kind, items in (
@@ -137,7 +140,8 @@ def cmd_briefing(args: argparse.Namespace) -> int:
                 print(f"  {stub['title']}, linked {stub['degree']} times  ({stub['id']})")
         print("Recent:")
         for item in briefing.recent:
-            print(f"  [{item['type']}] {item['title']}  ({item['id']})")
+            waiting = " (awaiting review)" if item["awaiting_review"] else ""
+            print(f"  [{item['type']}] {item['title']}{waiting}  ({item['id']})")
 
     emit(args, briefing.as_dict(), human)
     return 0

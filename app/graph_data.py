@@ -42,6 +42,20 @@ class GraphFilter:
     edge_layers: tuple[str, ...] | None = None
     linked_only: bool = False
 
+    @classmethod
+    def of(
+        cls,
+        node_types: Sequence[str] | None,
+        edge_layers: Sequence[str] | None,
+        *,
+        linked_only: bool,
+    ) -> GraphFilter:
+        return cls(
+            tuple(node_types) if node_types is not None else None,
+            tuple(edge_layers) if edge_layers is not None else None,
+            linked_only,
+        )
+
     def describe(self) -> str:
         """A stable text for the layout key: one cached layout per filter."""
         types = ",".join(sorted(self.node_types)) if self.node_types is not None else "*"
@@ -68,6 +82,8 @@ class ViewGraph:
     truncated: bool = False  # an ego walk stopped at traverse's cap
     from_cache: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    # The nodes kept as possible duplicates that wait for the person's review (drawn marked).
+    awaiting: frozenset[str] = frozenset()
 
     def index_of(self, node_id: str) -> int | None:
         try:
@@ -127,6 +143,7 @@ def overview(
             return TooManyNodes(count, cap, by_type)
         ids, types, titles = layout_rows.nodes(conn, view)
         sources, targets, layers = layout_rows.edges(conn, view)
+        awaiting = frozenset(dedup_rows.awaiting_ids(conn, scopes).intersection(ids))
     edges = _index_pairs(ids, sources, targets)
     timings = {"read_s": time.perf_counter() - clock}
     key = f"overview:{','.join(sorted(scopes))};{chosen.describe()}"
@@ -143,6 +160,7 @@ def overview(
         communities=placed.communities,
         from_cache=placed.from_cache,
         timings=timings,
+        awaiting=awaiting,
     )
 
 
@@ -165,6 +183,7 @@ def ego(
     with vault.read() as conn:
         root = dedup_rows.resolve_aliases(conn, [root]).get(root, root)
         rows = graph_rows.nodes_by_ids(conn, [root], scopes)
+        waiting = dedup_rows.awaiting_ids(conn, scopes)
     if not rows or rows[0]["status"] not in VISIBLE_STATUSES:
         raise NodeNotFound(root)
     edge_types = None
@@ -221,6 +240,7 @@ def ego(
         truncated=truncated,
         from_cache=placed.from_cache,
         timings=timings,
+        awaiting=frozenset(waiting.intersection(ids)),
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # What a default read shows; archived and superseded memories are asked for explicitly.
+# 'pending' is only found in vaults older than schema 10, and their upgrade makes it active.
 VISIBLE_STATUSES: tuple[str, ...] = ("active", "stub")
 ALL_STATUSES: tuple[str, ...] = ("active", "pending", "superseded", "archived", "stub")
 
@@ -68,8 +69,8 @@ class WriteResult:
     - ``absorbed``: it restated a memory already kept; ``node`` is that memory, which may have
       gained the new wording as an addendum;
     - ``merge_linked``: the same topic with something new: its own node, joined by ``same_topic``;
-    - ``pending``: a possible duplicate; stored out of sight until ``resolve_duplicate``
-      (``verdict`` names the review item);
+    - ``pending``: a possible duplicate; stored and searchable at once (status ``active``),
+      marked awaiting review until ``resolve_duplicate`` (``verdict`` names the review item);
     - ``enriched``: an entity that was a stub (a name linked before it was described) got
       its description;
     - ``blocked``: in the resolver's block mode, a likely duplicate entity was not stored
@@ -137,6 +138,7 @@ class SearchHit:
     ranks: dict[str, int | None]  # each leg's 1-based rank, None when the leg missed it
     collapsed: list[str] = field(default_factory=list)  # near-identical hits folded into this
     diagnostics: dict[str, Any] | None = None  # each leg's numbers, when asked for
+    awaiting_review: bool = False  # kept, but may repeat another memory (an open review item)
 
     def as_dict(self) -> dict[str, Any]:
         # Copied field by field: ``asdict`` deep-copies every span and dict through its
@@ -179,6 +181,9 @@ class NodeDetail:
     aliases: list[str] = field(default_factory=list)  # ids merged into this node
     requested_as: str | None = None  # the merged id it was asked for by, if any
     enrich_hint: str | None = None
+    # A possible duplicate not yet settled: the review item, the memory it may repeat
+    # (other_id, other_title) and why; None when nothing waits.
+    awaiting_review: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = self.node.as_dict()
@@ -189,6 +194,7 @@ class NodeDetail:
         data["aliases"] = list(self.aliases)
         data["requested_as"] = self.requested_as
         data["enrich_hint"] = self.enrich_hint
+        data["awaiting_review"] = dict(self.awaiting_review) if self.awaiting_review else None
         return data
 
 

@@ -25,7 +25,7 @@ from cairn.app.clock import utc_stamp
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
-from cairn.storage import fulltext, graph_rows
+from cairn.storage import dedup_rows, fulltext, graph_rows
 from cairn.storage.vault import Vault
 
 # Each leg contributes its top 30; RRF's k=60 is the constant from Cormack et al. (2009), which
@@ -152,6 +152,7 @@ def search(
         snippets = fulltext.snippets(conn, text_query.expression, top) if text_query else {}
         # A hit the text leg did not match shows the start of its text instead.
         bodies = graph_rows.bodies(conn, [seq for seq in top if not snippets.get(seq)])
+        waiting = dedup_rows.awaiting_review(conn, [rows[seq]["id"] for seq in top], scopes)
     ranks = {
         "vector": {seq: i for i, seq in enumerate(vector_leg, start=1)},
         "text": {seq: i for i, seq in enumerate(text_leg, start=1)},
@@ -186,6 +187,7 @@ def search(
                 ranks={leg: ranks[leg].get(seq) for leg in ("vector", "text", "graph")},
                 collapsed=collapsed.get(seq, []),
                 diagnostics=diagnostics,
+                awaiting_review=row["id"] in waiting,
             )
         )
     return SearchResponse(

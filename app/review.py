@@ -1,14 +1,16 @@
 """The review queue: what the write path could not decide alone.
 
-A *duplicate* item is a pending write (between the dedup bands); a *label conflict* is a new
-entity with the name of an entity of another type; a *revive candidate* a new entity with the
-name of an archived one. Each is settled by the person:
+A *duplicate* item is a write between the dedup bands: it is kept active at once (found by
+search, linked, counted) and shown as awaiting review while its item is open. A *label
+conflict* is a new entity with the name of an entity of another type; a *revive candidate* a
+new entity with the name of an archived one. Each is settled by the person:
 
-- ``distinct``: both stay. A pending write becomes active, joined to the other by
-  ``relates_to``; a label conflict or revive candidate is closed.
+- ``distinct``: both stay, the duplicate joined to the other by ``relates_to``; a label
+  conflict or revive candidate is closed.
 - ``merge``: the new memory is folded into the other one. Nothing is lost: its text becomes an
-  addendum of the other (searchable), its attributes fill what the other lacks, its edges move
-  over, and its id becomes an alias, so a read by the old id finds the merged memory. An
+  addendum of the other (searchable), its attributes fill what the other lacks, its edges and
+  its uses move over, open items that compare another memory with it compare it with the kept
+  one, and its id becomes an alias, so a read by the old id finds the merged memory. An
   archived memory that is merged into is revived.
 """
 
@@ -16,13 +18,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from cairn.app import receipts
 from cairn.app.clock import now_iso
 from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
-from cairn.app.models import Node, ReviewItem, WriteResult
+from cairn.app.models import GetResponse, Node, ReviewItem, WriteResult
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
@@ -52,6 +55,21 @@ class Review:
             ids = list({i for row in rows for i in (row["node_id"], row["other_id"])})
             nodes = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, ids, scopes)}
         return [_item(row, nodes) for row in rows]
+
+    def marked(self, got: GetResponse, scopes: list[str]) -> GetResponse:
+        """``got`` with each memory that awaits review marked (its item, the memory it may
+        repeat, and why), all read at once."""
+        if not got.nodes:
+            return got
+        with self._vault.read() as conn:
+            waiting = dedup_rows.awaiting_review(conn, [d.node.id for d in got.nodes], scopes)
+        if not waiting:
+            return got
+        nodes = [
+            replace(d, awaiting_review=_awaiting(waiting[d.node.id])) if d.node.id in waiting else d
+            for d in got.nodes
+        ]
+        return GetResponse(nodes, got.missing)
 
     def count(self, scopes: list[str]) -> int:
         with self._vault.read() as conn:
@@ -122,6 +140,8 @@ class Review:
         return row
 
     def _activate(self, conn: Any, row: dict[str, Any]) -> None:
+        # A write waiting for review is active already; only an item a vault kept from before
+        # schema 10 (whose upgrade activates its memory too) could still find one pending.
         if row["status"] == "pending":
             graph_rows.update_node(conn, row["id"], {"status": "active", "updated_at": now_iso()})
             self._space.status_changed(row["seq"], "active")
@@ -140,12 +160,21 @@ class Review:
         changes: dict[str, Any] = {
             "attrs": json.dumps(kept_attrs, sort_keys=True),
             "updated_at": at,
+            # Active since it was written, it may have been opened: a use of either is a use
+            # of the memory that remains, for retention.
+            "access_count": into["access_count"] + new["access_count"],
+            "last_access": max(
+                filter(None, (into["last_access"], new["last_access"])), default=None
+            ),
         }
         if into["status"] == "archived":
             changes["status"] = "active"
             self._space.status_changed(into["seq"], "active")
         graph_rows.update_node(conn, into["id"], changes)
         self._move_edges(conn, new["id"], into["id"])
+        # Searchable while it waited, it may be what a later write was found to repeat: that
+        # question now stands about the kept memory.
+        dedup_rows.repoint_review_items(conn, new["id"], into["id"])
         dedup_rows.close_review_items_of(conn, new["id"], "merged", at)
         dedup_rows.add_alias(conn, new["id"], into["id"], at)
         graph_rows.delete_node(conn, new["id"])
@@ -172,6 +201,15 @@ class Review:
 def _sides(conn: Any, row: dict[str, Any], scopes: list[str]) -> dict[str, dict[str, Any]]:
     pair = [row["node_id"], row["other_id"]]
     return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
+
+
+def _awaiting(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "item": row["id"],
+        "other_id": row["other_id"],
+        "other_title": row["other_title"],
+        "reason": row["reason"],
+    }
 
 
 def _item(row: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> ReviewItem:

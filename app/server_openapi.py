@@ -38,7 +38,17 @@ _ERROR = {
     "additionalProperties": False,
 }
 _HIT = _object(
-    ["id", "type", "title", "snippet", "score", "scope", "status", "recorded_at"],
+    [
+        "id",
+        "type",
+        "title",
+        "snippet",
+        "score",
+        "scope",
+        "status",
+        "recorded_at",
+        "awaiting_review",
+    ],
     id=_STRING,
     type=_STRING,
     title=_STRING,
@@ -52,6 +62,7 @@ _HIT = _object(
     ranks={"type": "object", "additionalProperties": {"type": ["integer", "null"]}},
     collapsed={"type": "array"},
     diagnostics={"type": ["object", "null"]},
+    awaiting_review={"type": "boolean"},  # kept, but may repeat another memory: see /v1/nodes
 )
 _SEARCH = _object(
     ["query", "results", "vector_search", "notes", "profile", "as_of"],
@@ -72,8 +83,26 @@ _EDGE_SUMMARY = _object(
     other_title=_STRING,
     rationale=_TEXT_OR_NULL,
 )
+# A possible duplicate the person has not settled yet: the review item, the memory it may
+# repeat and why; null when nothing waits.
+_AWAITING_REVIEW = {
+    "type": ["object", "null"],
+    "required": ["item", "other_id", "other_title", "reason"],
+    "properties": {"item": _STRING, "other_id": _STRING, "other_title": _STRING, "reason": _STRING},
+}
 _NODE = _object(
-    ["id", "type", "title", "body", "status", "scope", "recorded_at", "edges", "edge_counts"],
+    [
+        "id",
+        "type",
+        "title",
+        "body",
+        "status",
+        "scope",
+        "recorded_at",
+        "edges",
+        "edge_counts",
+        "awaiting_review",
+    ],
     id=_STRING,
     type=_STRING,
     title=_STRING,
@@ -88,6 +117,7 @@ _NODE = _object(
     edges_truncated={"type": "boolean"},
     edge_counts=_COUNTS,
     aliases=_array(_STRING),
+    awaiting_review=_AWAITING_REVIEW,
 )
 _TRAVERSE = _object(
     ["start", "nodes", "edges", "truncated"],

@@ -249,7 +249,8 @@ class MemoryService:
     def get(self, ids: Sequence[str], *, scopes: Sequence[str], use: bool = True) -> GetResponse:
         """The memories ``ids`` with their links. Each one found counts as used (retention)
         unless ``use`` is False: the graph server's reads, which never write."""
-        got = graph.get(self.vault, ids, self._scopes(scopes))
+        chosen = self._scopes(scopes)
+        got = self._review.marked(graph.get(self.vault, ids, chosen), chosen)
         if use and got.nodes:
             self.retention.opened([detail.node.id for detail in got.nodes])
         return got
@@ -448,7 +449,7 @@ class MemoryService:
     ) -> graph_data.ViewGraph:
         """A memory and what it reaches in ``depth`` steps, plus the neighbours of each of
         ``expanded``, laid out (positions cached in the vault). ``None``: every type/layer."""
-        chosen = _graph_filter(node_types, edge_layers, linked_only=False)
+        chosen = graph_data.GraphFilter.of(node_types, edge_layers, linked_only=False)
         return graph_data.ego(
             self.vault,
             self.pack,
@@ -475,18 +476,8 @@ class MemoryService:
     ) -> graph_data.ViewGraph | graph_data.TooManyNodes:
         """Every visible memory the filters keep, laid out and coloured by community; above
         ``cap`` memories, how many there are instead (never a silent sample)."""
-        chosen = _graph_filter(node_types, edge_layers, linked_only=linked_only)
+        chosen = graph_data.GraphFilter.of(node_types, edge_layers, linked_only=linked_only)
         return graph_data.overview(self.vault, self.pack, self._scopes(scopes), chosen, cap=cap)
-
-
-def _graph_filter(
-    node_types: Sequence[str] | None, edge_layers: Sequence[str] | None, *, linked_only: bool
-) -> graph_data.GraphFilter:
-    return graph_data.GraphFilter(
-        tuple(node_types) if node_types is not None else None,
-        tuple(edge_layers) if edge_layers is not None else None,
-        linked_only,
-    )
 
 
 def _listed(scopes: Sequence[str]) -> list[str]:

@@ -30,7 +30,9 @@ from cairn.storage.vault import Vault
 __all__ = ["NewMemory", "Writer"]
 
 # Statuses a caller may give a new memory; 'superseded' and 'archived' are reached by acts.
-NEW_STATUSES = ("active", "pending", "stub")
+# 'pending' is no longer written (issue 16): a write that waits for review is kept active,
+# found by search, and marked by its open review item. The status stays legal for old vaults.
+NEW_STATUSES = ("active", "stub")
 MAX_TITLE = 500
 # A memory is a note, not a book: longer text is imported as a document, in passages. The cap
 # also bounds the work of a snippet, which grows with the square of a text's matches.
@@ -219,8 +221,9 @@ class Writer:
             self.store.log(conn, target["id"], verdict)
             receipts.append(conn, "absorb", {"nodes": 1})
             return _Applied("absorbed", target, matched=matched)
-        status = "pending" if verdict.outcome == "pending" else draft.memory.status
-        row = self.store.insert(conn, draft, status)
+        # A possible duplicate is kept like any memory (searchable, linked, counted) at once;
+        # its open review item marks it "awaiting review" until the person keeps both or merges.
+        row = self.store.insert(conn, draft, draft.memory.status)
         suggestion = None
         if verdict.contradiction:
             suggestion = (

@@ -154,6 +154,56 @@ def review_count(conn: Any, scopes: Sequence[str]) -> int:
     return int(row[0])
 
 
+def awaiting_review(
+    conn: Any, node_ids: Sequence[str], scopes: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """Of ``node_ids``, those a write kept as a possible duplicate that the person has not yet
+    settled: node id -> its oldest open item (id, reason, and the id and title of the memory it
+    may repeat, which must be visible in ``scopes``). One read for a whole page of hits."""
+    if not node_ids or not scopes:
+        return {}
+    found: dict[str, dict[str, Any]] = {}
+    for row in conn.execute(
+        f"SELECT r.id, r.node_id, r.other_id, r.reason, n.title AS other_title "
+        f"FROM review_items AS r JOIN nodes AS n ON n.id = r.other_id "
+        # The unary + keeps the planner on review_items_by_node, then the node's id: a page
+        # of hits is a few lookups, however many items are open or memories a scope holds.
+        f"WHERE r.node_id IN ({placeholders(node_ids)}) AND +r.state = 'open' "
+        f"AND +r.kind = 'duplicate' AND +n.scope IN ({placeholders(scopes)}) "
+        f"ORDER BY r.created_at DESC, r.id DESC",
+        (*node_ids, *scopes),
+    ):
+        found[row["node_id"]] = dict(row)  # newest first, so the oldest item stays
+    return found
+
+
+def awaiting_ids(conn: Any, scopes: Sequence[str]) -> set[str]:
+    """Every memory ``awaiting_review`` would mark: few, whatever the vault's size, so the
+    graph view marks its nodes without asking about each of them."""
+    if not scopes:
+        return set()
+    return {
+        row[0]
+        for row in conn.execute(
+            f"SELECT r.node_id FROM review_items AS r JOIN nodes AS n ON n.id = r.other_id "
+            f"WHERE r.state = 'open' AND r.kind = 'duplicate' "
+            f"AND +n.scope IN ({placeholders(scopes)})",  # by the open items, not the scope
+            tuple(scopes),
+        )
+    }
+
+
+def repoint_review_items(conn: Any, old_id: str, new_id: str) -> None:
+    """Open duplicate items that compare a memory with ``old_id`` now compare it with
+    ``new_id`` (the memory ``old_id`` was merged into); one that would compare ``new_id`` with
+    itself, and any other kind, is left for ``close_review_items_of``."""
+    conn.execute(
+        "UPDATE review_items SET other_id = ? "
+        "WHERE state = 'open' AND kind = 'duplicate' AND other_id = ? AND node_id <> ?",
+        (new_id, old_id, new_id),
+    )
+
+
 def review_item(conn: Any, id_: str) -> dict[str, Any] | None:
     row = conn.execute(
         f"SELECT {_REVIEW_COLUMNS} FROM review_items WHERE id = ?", (id_,)

@@ -446,6 +446,15 @@ _SOURCE_NAME_BYTES = """
 ALTER TABLE sources ADD COLUMN path_bytes BLOB;
 """
 
+# Issue 16: nothing a person writes is invisible. A possible duplicate used to wait for review
+# as 'pending', out of every default read; it is now kept active at once and marked by its open
+# review item, which stays open here. Every pending memory becomes active, with or without an
+# item, so none stays hidden. Status lives only in nodes: the full-text leg filters on it and
+# the vector index reads it at open, so neither needs more. 'pending' stays legal (CHECK).
+_PENDING_VISIBLE = """
+UPDATE nodes SET status = 'active' WHERE status = 'pending';
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -457,6 +466,7 @@ MIGRATIONS: tuple[str, ...] = (
     _API_TOKENS,
     _RETENTION_LOG,
     _SOURCE_NAME_BYTES,
+    _PENDING_VISIBLE,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

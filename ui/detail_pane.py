@@ -33,6 +33,7 @@ from cairn.ui.detail_parts import (
     history_entries,
     link_entries,
     meta_text,
+    review_text,
     text_label,
 )
 from cairn.ui.icons import type_icon
@@ -69,6 +70,8 @@ class DetailPane(QWidget):
         font.setBold(True)
         self.title_label.setFont(font)
         self.meta_label = text_label()
+        self.review_label = text_label()  # a possible duplicate waiting for the person
+        self.review_label.setTextFormat(Qt.TextFormat.PlainText)
         self.body_label = text_label(selectable=True)
         self.body_label.setTextFormat(Qt.TextFormat.PlainText)
         self.attrs_label = text_label(selectable=True)
@@ -112,6 +115,7 @@ class DetailPane(QWidget):
         header.addWidget(self.title_label, 1)
         content.addLayout(header)
         content.addWidget(self.meta_label)
+        content.addWidget(self.review_label)
         actions = QHBoxLayout()
         for button in self._buttons:
             actions.addWidget(button)
@@ -182,6 +186,7 @@ class DetailPane(QWidget):
         self._wanted = None
         for label in (self.title_label, self.meta_label, self.body_label, self.attrs_label):
             label.clear()
+        self.review_label.clear()
         self.source_label.clear()
         self.icon_label.clear()
         self.links_list.clear()
@@ -204,6 +209,8 @@ class DetailPane(QWidget):
         self.icon_label.setPixmap(type_icon(node.type).pixmap(32, 32))
         self.title_label.setText(node.title)
         self.meta_label.setText(meta_text(node))
+        self.review_label.setText(review_text(detail.awaiting_review))
+        self.review_label.setVisible(bool(detail.awaiting_review))
         body = node.body
         for addendum in detail.addenda:
             body += (

@@ -80,6 +80,17 @@ def meta_text(node: Node) -> str:
     return " · ".join(parts)
 
 
+def review_text(awaiting: dict[str, Any] | None) -> str:
+    """The line of a memory kept as a possible duplicate until the person settles it in the
+    review panel; empty when nothing waits."""
+    if not awaiting:
+        return ""
+    return (
+        f"Awaiting review: may repeat “{awaiting['other_title']}” ({awaiting['reason']}). "
+        "Keep both or merge them in the review panel."
+    )
+
+
 def attrs_html(attrs: dict[str, Any]) -> str:
     rows = []
     for name, value in attrs.items():

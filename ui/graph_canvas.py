@@ -181,6 +181,8 @@ class GraphCanvas(QGraphicsView):
             return
         view = self.picture.view
         text = f"{view.titles[index]}  ·  {view.types[index]}"
+        if view.ids[index] in view.awaiting:
+            text += "  ·  awaiting review"
         point = self.node_point(index)
         self._label.show_text(text, point, QFontMetrics(self.font()))
         self._hover_ring.setPos(point)

@@ -59,7 +59,10 @@ class ResultRow:
     source_name: str = ""
     date: str = ""
     status: str = "active"
+    awaiting_review: bool = False  # kept as a possible duplicate; the person has not decided
 
+
+AWAITING_REVIEW = "awaiting review"  # the marker a row's meta line and tooltip carry
 
 PLURALS = {"Person": "People", "Inbox": "Inbox"}
 
@@ -134,17 +137,19 @@ def row_from_hit(hit: SearchHit) -> ResultRow:
         source_name=source_name(hit.source),
         date=local_date(hit.recorded_at),
         status=hit.status,
+        awaiting_review=hit.awaiting_review,
     )
 
 
 def row_from_brief(brief: dict[str, Any]) -> ResultRow:
-    """A memory as the briefing lists it (id, type, title, recorded_at)."""
+    """A memory as the briefing lists it (id, type, title, recorded_at, awaiting_review)."""
     return ResultRow(
         key=brief["id"],
         node_id=brief["id"],
         type=brief["type"],
         title=brief["title"],
         date=local_date(brief.get("recorded_at")),
+        awaiting_review=bool(brief.get("awaiting_review")),
     )
 
 
@@ -191,6 +196,12 @@ def row_from_source(source: dict[str, Any]) -> ResultRow:
     )
 
 
+def row_meta(row: ResultRow) -> str:
+    """The muted line under a row: its type, source and date, after the awaiting-review mark."""
+    parts = (AWAITING_REVIEW if row.awaiting_review else "", row.type, row.source_name, row.date)
+    return " · ".join(part for part in parts if part)
+
+
 # -- the model and its delegate -----------------------------------------------------------------
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -229,7 +240,8 @@ class ResultsModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return type_icon(row.type)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.type}: {row.title}"
+            waiting = f" ({AWAITING_REVIEW}: it may repeat another memory)"
+            return f"{row.type}: {row.title}{waiting if row.awaiting_review else ''}"
         if role == ROW_ROLE:
             return row
         if role == SNIPPET_HTML_ROLE:
@@ -277,7 +289,7 @@ class ResultDelegate(QStyledItemDelegate):
         snippet_top = rect.top() + line + 2
         self._draw_snippet(painter, option, index, QRect(text_left, snippet_top, width, line))
 
-        meta = " · ".join(part for part in (row.type, row.source_name, row.date) if part)
+        meta = row_meta(row)
         meta_font = QFont(option.font)
         meta_font.setPointSizeF(max(option.font.pointSizeF() * 0.9, 6.0))
         painter.setFont(meta_font)

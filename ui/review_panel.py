@@ -1,7 +1,8 @@
 """The review panel: what waits for the person, and the decisions that settle it.
 
 The write path stores what it is sure of and asks about the rest (DESIGN §4): a possible
-duplicate waits out of sight until the person keeps both or merges them; a name used for two
+duplicate is kept and found by search at once, marked awaiting review until the person keeps
+both or merges them; a name used for two
 kinds of thing, or the name of an archived memory, waits to be confirmed or merged; a name many
 memories link to without a description waits to be described. Each section shows its count and
 says in plain words when nothing waits. The retention supervisor's proposals (short-lived memories
@@ -42,7 +43,8 @@ SECTIONS = {
     "duplicate": (
         "Possible duplicates",
         "No possible duplicates wait for you. When Cairn is unsure whether something new "
-        "repeats a memory it keeps, it keeps the new one aside and asks here.",
+        "repeats a memory it keeps, it keeps the new one (search finds it, marked awaiting "
+        "review) and asks here.",
     ),
     "label_conflict": (
         "Same name, different kind",

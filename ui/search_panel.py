@@ -105,19 +105,27 @@ def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str
         rows = [row_from_node(node) for node in archived]
         empty = "Nothing is archived. Archiving hides a memory from search without deleting it."
         return Listing("", rows, "Archived memories, newest first", empty)
+    # The possible duplicates the person has not settled: shown among the rest, marked.
+    waiting = {item.node.get("id") for item in service.pending(scopes=scopes, kinds=["duplicate"])}
     if kind == "type":
         plural = type_plural(str(type_name)).lower()
         nodes = service.list_memories(scopes=scopes, types=[str(type_name)], limit=RESULT_LIMIT)
-        rows = [row_from_node(node) for node in nodes]
+        rows = [row_from_node(node, node.id in waiting) for node in nodes]
         return Listing("", rows, f"Your newest {plural}", f"No {plural} yet.")
     newest = service.list_memories(scopes=scopes, limit=RESULT_LIMIT)
-    rows = [row_from_node(node) for node in newest]
+    rows = [row_from_node(node, node.id in waiting) for node in newest]
     return Listing("", rows, "Your newest memories", NOTHING_YET)
 
 
-def row_from_node(node: Node) -> ResultRow:
+def row_from_node(node: Node, awaiting_review: bool = False) -> ResultRow:
     return row_from_brief(
-        {"id": node.id, "type": node.type, "title": node.title, "recorded_at": node.recorded_at}
+        {
+            "id": node.id,
+            "type": node.type,
+            "title": node.title,
+            "recorded_at": node.recorded_at,
+            "awaiting_review": awaiting_review,
+        }
     )
 
 

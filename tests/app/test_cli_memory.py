@@ -144,6 +144,14 @@ def test_pending_lists_duplicates_and_resolve_settles_them(
         (second, "duplicate", "open"),
     ]
     assert items[0]["node"]["id"] == lunch_again.id and items[0]["other"]["id"] == lunch.id
+    # Kept and searchable meanwhile, marked in search and get.
+    out, _ = cli("search", "dog walk morning")
+    assert f"[Note] Morning dog walk (awaiting review)  ({walk_again.id})" in out
+    assert f"[Note] Dog walk  ({walk.id})" in out
+    out, _ = cli("get", walk_again.id)
+    assert f"  awaiting review: may repeat Dog walk ({walk.id}): " in out
+    assert f"cairn resolve {second} distinct|merge" in out
+    assert as_json(cli("get", walk.id, "--json")[0])["nodes"][0]["awaiting_review"] is None
 
     out, _ = cli("resolve", first, "merge")
     assert out.strip() == f"merged: Lunch ({lunch.id})"
@@ -153,6 +161,7 @@ def test_pending_lists_duplicates_and_resolve_settles_them(
     assert settled["node"]["status"] == "active"
     out, _ = cli("pending")
     assert out.strip() == "Nothing waits for review."
+    assert "awaiting review" not in cli("search", "dog walk morning")[0]
     # Settling it twice is an error. (The item row goes with the merged memory, by the schema's
     # ON DELETE CASCADE, so the message may say "no review item" rather than "already settled".)
     _, err = cli("resolve", first, "distinct", expect=1)
@@ -255,10 +264,12 @@ def test_briefing_for_a_given_day(cli: Run, vault: Callable[[], MemoryService]) 
     assert brief["review_count"] == 1
     assert [r["id"] for r in brief["reviews"]] == [pending.verdict]
     assert [(s["title"], s["degree"]) for s in brief["stubs_to_enrich"]] == [("Zebulon Farrow", 3)]
-    assert pending.id not in [r["id"] for r in brief["recent"]]
+    recent = {r["id"]: r["awaiting_review"] for r in brief["recent"]}
+    assert recent[pending.id] is True and not any(v for k, v in recent.items() if k != pending.id)
 
     out, _ = cli("briefing", "--today", "2030-01-01")
     assert out.startswith("Briefing for 2030-01-01\nDue:\n")
     assert f"  2029-12-28 (overdue)  Return the library books  ({late.id})" in out
     assert "1 waiting for review (cairn pending):" in out
     assert "  Zebulon Farrow, linked 3 times" in out
+    assert f"  [Note] Lunch with Marta (awaiting review)  ({pending.id})" in out

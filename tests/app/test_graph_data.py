@@ -11,6 +11,7 @@ import pytest
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.graph_data import TooManyNodes, ViewGraph
 from cairn.app.service import MemoryService
+from tests.app.test_review_queue import KEY, KEY_REWORDED
 
 ALL = ["personal"]
 
@@ -208,3 +209,20 @@ def test_forgetting_a_memory_removes_its_cached_positions(
     assert rows_naming(people.bob) == 0
     after = service.graph_overview(scopes=ALL)
     assert isinstance(after, ViewGraph) and people.bob not in _ids(after)
+
+
+def test_a_memory_awaiting_review_is_drawn_and_marked(service: MemoryService) -> None:
+    first = service.write("Note", *KEY)
+    second = service.write("Note", *KEY_REWORDED)
+    assert second.outcome == "pending", second.matched
+    ana = _id(service, "Person", "Ana Ruiz", "Our landlady.")
+    service.link(second.node.id, ana, "involves", scopes=ALL)
+    service.link(first.node.id, ana, "involves", scopes=ALL)
+    ego = service.graph_ego(ana, scopes=ALL)
+    assert {first.node.id, second.node.id} <= _ids(ego)
+    assert ego.awaiting == {second.node.id}
+    overview = service.graph_overview(scopes=ALL)
+    assert isinstance(overview, ViewGraph)
+    assert overview.awaiting == {second.node.id}
+    service.resolve_duplicate(second.verdict, "distinct", scopes=ALL)
+    assert service.graph_ego(ana, scopes=ALL).awaiting == frozenset()

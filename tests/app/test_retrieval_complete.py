@@ -354,10 +354,12 @@ def test_briefing_lists_what_is_due_recent_waiting_and_worth_describing(
     ]
     hint = service.get([stub_id], scopes=ALL).nodes[0].enrich_hint
     assert hint is not None and "linked from 3 memories" in hint
-    # The newest active memories, newest first; not the pending one, not the stub.
+    # The newest active memories, newest first, the one awaiting review among them (marked);
+    # not the stub.
     recent = [r["id"] for r in brief.recent]
-    assert recent[:4] == [r.id for r in reversed(stubbed)] + [lunch.id]
-    assert pending.id not in recent and stub_id not in recent
+    assert recent[:5] == [r.id for r in reversed(stubbed)] + [pending.id, lunch.id]
+    assert [r["awaiting_review"] for r in brief.recent[:5]] == [False] * 3 + [True, False]
+    assert stub_id not in recent
     assert {r["type"] for r in brief.recent} <= {"Note", "Commitment"}
     assert brief.as_dict()["review_count"] == 1
 
@@ -429,7 +431,7 @@ def test_everything_traverse_reaches_is_found_by_its_title(service: MemoryServic
                         start, scopes=scopes, depth=depth, include_archived=include_archived
                     ).nodes
                     for n in reached:
-                        assert n.status not in ("superseded", "pending")
+                        assert n.status != "superseded"
                         assert include_archived or n.status != "archived"
                         checked[(n.id, tuple(scopes), include_archived)] = n.title
 
@@ -445,7 +447,9 @@ def test_everything_traverse_reaches_is_found_by_its_title(service: MemoryServic
     assert {swarm.id, payroll.id, quote_v2.id, visit.id} <= reached_ids
     assert (swarm.id, tuple(ALL), False) not in checked
     assert (payroll.id, tuple(ALL), True) not in checked
-    assert quote_v1.id not in reached_ids and maybe.node.id not in reached_ids
+    assert quote_v1.id not in reached_ids
+    # A memory awaiting review is an ordinary active one: reached, and found (invariant I4).
+    assert maybe.node.id in reached_ids
 
 
 # -- invariant I2: content-bearing attributes are searchable ----------------------------------
@@ -486,7 +490,8 @@ def test_words_kept_only_in_an_addendum_are_found(service: MemoryService) -> Non
         "Note", "Lunch with Marta", "Lunch with Marta at the cafe by the harbour, she ordered fish."
     )
     assert maybe.outcome == "pending" and maybe.verdict is not None
-    assert maybe.id not in ids(service.search("fish", scopes=ALL))  # pending: hidden
+    waiting = service.search("fish", scopes=ALL).results
+    assert waiting[0].id == maybe.id and waiting[0].awaiting_review  # kept and found at once
     merged = service.resolve_duplicate(maybe.verdict, "merge", scopes=ALL)
     assert merged.id == lunch.id
     hits = service.search("fish", scopes=ALL).results

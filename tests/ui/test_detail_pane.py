@@ -15,6 +15,7 @@ from cairn.ui.open_at import missing_file_text, plan_open
 from cairn.ui.pickers import LinkDialog, allowed_links
 from cairn.ui.session import Session
 from tests.app.ingest_files import pdf_bytes
+from tests.app.test_review_queue import KEY, KEY_REWORDED
 
 WAIT_MS = 5000
 
@@ -286,3 +287,27 @@ def test_lock_clears_the_pane(qtbot: Any, open_session: Session) -> None:
     assert pane.current_node_id is None
     assert pane.title_label.text() == "" and pane.body_label.text() == ""
     assert pane.links_list.count() == 0
+
+
+def test_a_memory_awaiting_review_says_so_until_it_is_settled(
+    qtbot: Any, open_session: Session
+) -> None:
+    service = service_of(open_session)
+    first = service.write("Note", *KEY)
+    second = service.write("Note", *KEY_REWORDED)
+    assert second.outcome == "pending", second.matched
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, str(second.id))
+    line = pane.review_label.text()
+    assert line.startswith("Awaiting review: may repeat “Spare key” (similar (")
+    assert "waiting for review" in line and "review panel" in line
+    assert pane.review_label.isVisible()
+    assert "active" not in pane.meta_label.text()  # an ordinary kept memory otherwise
+
+    show(qtbot, pane, str(first.id))
+    assert pane.review_label.text() == "" and not pane.review_label.isVisible()
+
+    service.resolve_duplicate(second.verdict, "distinct", scopes=service.scopes())
+    show(qtbot, pane, str(second.id))
+    assert not pane.review_label.isVisible()
+    assert pane.links_list.labels() == ["— relates to: Spare key"]

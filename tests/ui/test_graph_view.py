@@ -22,6 +22,7 @@ from cairn.ui.graph_scene import LABEL_LIMIT, GraphItem, Picture, build_picture
 from cairn.ui.graph_view import EGO_HINT, REQUEST_DELAY_MS, GraphView
 from cairn.ui.session import Session
 from cairn.ui.workers import run_in_worker
+from tests.app.test_review_queue import KEY, KEY_REWORDED
 
 WAIT_MS = 15_000
 ALL = ["personal"]
@@ -427,3 +428,18 @@ def test_the_ui_thread_keeps_ticking_while_a_large_layout_runs(qtbot: Any) -> No
     assert done.args == [count]
     assert len(gaps) > 20
     assert max(gaps) < 0.100, f"longest UI-thread gap {max(gaps) * 1000:.0f} ms"
+
+
+def test_hover_says_a_memory_awaits_review(qtbot: Any, open_session: Session) -> None:
+    service = open_session.service
+    assert service is not None
+    first = service.write("Note", *KEY)
+    second = service.write("Note", *KEY_REWORDED)
+    assert second.outcome == "pending", second.matched
+    service.link(first.id, second.id, "references", scopes=ALL)
+    view = make_view(qtbot, open_session)
+    shown(qtbot, view, lambda: view.show_ego(str(first.id)))
+    hover(view, viewport_point(view, str(second.id)))
+    assert view.canvas._label.text == "Hidden key  ·  Note  ·  awaiting review"
+    hover(view, viewport_point(view, str(first.id)))
+    assert view.canvas._label.text == "Spare key  ·  Note"

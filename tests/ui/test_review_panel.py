@@ -1,7 +1,7 @@
-"""The review panel with the real vault and embedder: a pending duplicate is shown side by side
-and settled by Keep both or Merge (read back through the service), a label conflict is
-dismissed, stubs worth describing are listed and open, empty sections say so, an error is a
-sentence, and locking clears the screen."""
+"""The review panel with the real vault and embedder: a possible duplicate (kept, awaiting
+review) is shown side by side and settled by Keep both or Merge (read back through the
+service), a label conflict is dismissed, stubs worth describing are listed and open, empty
+sections say so, an error is a sentence, and locking clears the screen."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from cairn.app.service import MemoryService
 from cairn.ui.review_panel import ReviewPanel
 from cairn.ui.session import Session
-from tests.app.test_review_queue import RENT, RENT_REWORDED
+from tests.app.test_review_queue import KEY, KEY_REWORDED
 
 ALL = ["personal"]
 WAIT_MS = 15_000
@@ -37,8 +37,8 @@ def _wait_for_counts(qtbot, panel: ReviewPanel, **expected: int) -> None:
 
 
 def _pending_pair(service: MemoryService) -> str:
-    first = service.write("Note", *RENT, source="notes/rent.txt")
-    second = service.write("Note", *RENT_REWORDED)
+    first = service.write("Note", *KEY, source="notes/keys.txt")
+    second = service.write("Note", *KEY_REWORDED)
     assert first.outcome == "inserted"
     assert second.outcome == "pending", second.matched
     assert second.verdict is not None
@@ -56,12 +56,12 @@ def test_a_pending_duplicate_is_shown_side_by_side_and_keep_both_settles_it(
     view = panel.compare
     assert view.headline.text() == "Possibly the same memory"
     assert view.new.heading.text() == "New" and view.kept.heading.text() == "Already kept"
-    assert view.new.title.text() == view.kept.title.text() == "Rent"
-    assert view.new.text.toPlainText() == RENT_REWORDED[1]
-    assert view.kept.text.toPlainText() == RENT[1]
-    assert view.new.kind.text().startswith("Note · pending")
+    assert (view.new.title.text(), view.kept.title.text()) == ("Hidden key", "Spare key")
+    assert view.new.text.toPlainText() == KEY_REWORDED[1]
+    assert view.kept.text.toPlainText() == KEY[1]
+    assert view.new.kind.text().startswith("Note · active")  # kept, and searchable meanwhile
     assert view.kept.kind.text().startswith("Note · active")
-    assert view.kept.source.text() == "From notes/rent.txt"
+    assert view.kept.source.text() == "From notes/keys.txt"
     assert view.new.source.text() == "Written in Cairn"
     [item] = service.pending(scopes=ALL)
     assert view.why.text().startswith(f"Similar ({item.score:.2f})")  # the gate's reason
@@ -91,7 +91,7 @@ def test_merge_folds_the_new_memory_into_the_kept_one(
     with qtbot.waitSignal(open_session.changed, timeout=WAIT_MS):
         panel.merge_button.click()
     assert service.pending(scopes=ALL) == []
-    assert "Merged into “Rent”" in panel.status_text
+    assert "Merged into “Spare key”" in panel.status_text
     kept = service.get([item.node["id"]], scopes=ALL).nodes[0]
     assert kept.node.id == item.other["id"]  # the new id now finds the kept memory
     assert kept.requested_as == item.node["id"]

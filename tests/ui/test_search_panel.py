@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt, QThreadPool
 
-from cairn.ui.results_model import SNIPPET_HTML_ROLE, highlighted_html, without_title
+from cairn.ui.results_model import SNIPPET_HTML_ROLE, highlighted_html, row_meta, without_title
 from cairn.ui.search_panel import NOTHING_YET, SearchPanel
 from cairn.ui.session import Session
+from tests.app.test_review_queue import KEY, KEY_REWORDED
 
 WAIT_MS = 5000
 # The offscreen platform says this of every window shown; it is about the platform, not Cairn.
@@ -212,3 +213,25 @@ def test_highlighting_is_escaped_html() -> None:
     assert highlighted_html("one\ntwo", []) == "one · two"
     snippet, spans = without_title("Title\nbody word", [(0, 5), (11, 15)], "Title")
     assert snippet == "body word" and spans == [(5, 9)]
+
+
+def test_a_memory_awaiting_review_is_listed_and_marked(qtbot: Any, open_session: Session) -> None:
+    service = open_session.service
+    assert service is not None
+    first = service.write("Note", *KEY)
+    second = service.write("Note", *KEY_REWORDED)
+    assert second.outcome == "pending", second.matched
+    panel = make_panel(qtbot, open_session)
+    # The newest memories, with no query: the one awaiting review among them, marked.
+    rows = {row.node_id: row for row in panel.model.rows()}
+    assert rows[second.id].awaiting_review and not rows[first.id].awaiting_review
+
+    type_query(qtbot, panel, "spare key house plant pot")
+    rows = {row.node_id: row for row in panel.model.rows()}
+    assert rows[second.id].awaiting_review and not rows[first.id].awaiting_review
+    assert row_meta(rows[second.id]).startswith("awaiting review · Note · ")
+    assert row_meta(rows[first.id]).startswith("Note · ")
+    at = {row.node_id: i for i, row in enumerate(panel.model.rows())}
+    tip = panel.model.index(at[second.id]).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "Note: Hidden key (awaiting review: it may repeat another memory)"
+    assert panel.model.index(at[first.id]).data(Qt.ItemDataRole.ToolTipRole) == "Note: Spare key"
