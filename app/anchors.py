@@ -30,6 +30,11 @@ def anchors(text: str) -> frozenset[str]:
     return frozenset(_anchors(text))
 
 
+def anchors_with_openers(text: str) -> dict[str, bool]:
+    """Each anchor of ``text`` and whether it only ever opens a sentence or line."""
+    return _anchors(text)
+
+
 def _anchors(text: str) -> dict[str, bool]:
     """Each anchor, and whether it only ever opens a sentence or line. An opening capital says
     nothing (titles and sentences all start with one): "Shed paint" and "Shed door" share no

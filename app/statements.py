@@ -458,6 +458,13 @@ def _commitments(text: str) -> _Commitments:
     return _Commitments(times, dates, numbers, negations)
 
 
+def occasions(text: str) -> frozenset[str]:
+    """The dates and times a statement names, canonical ("3 May" = "May 3rd"): two statements
+    that both name one and name different ones speak of two occasions."""
+    found = _commitments(text)
+    return frozenset(mention.key for mention in [*found.dates, *found.times])
+
+
 def _difference(label: str, a: list[_Mention], b: list[_Mention]) -> str | None:
     only_a = Counter(m.key for m in a) - Counter(m.key for m in b)
     only_b = Counter(m.key for m in b) - Counter(m.key for m in a)

@@ -205,6 +205,11 @@ class Writer:
             verdict = gate.as_document_part(verdict)
         if verdict.outcome == "inserted":
             row = self.store.insert(conn, draft, draft.memory.status)
+            if verdict.related and verdict.candidate is not None:
+                # A distinct event very like a kept one: both stay, joined as related.
+                self.store.add_edge(
+                    conn, row["id"], verdict.candidate.id, "relates_to", verdict.reason
+                )
             self.store.log(conn, row["id"], verdict)
             receipts.append(conn, "write", {"nodes": 1})
             return _Applied("inserted", row)

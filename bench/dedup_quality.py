@@ -25,6 +25,11 @@ PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "dedup_pairs
 OUTCOMES = ("absorbed", "merge_linked", "pending", "inserted")
 CAUGHT = frozenset({"absorbed", "merge_linked", "pending"})
 CONTRADICTIONS = ("contradiction_number", "contradiction_date", "contradiction_negation")
+# Kinds that are two memories: the gate must store the second as its own, never absorb it,
+# merge it or hold it for review (a relates_to link is fine: the outcome is still inserted).
+KEPT_APART = ("distinct_event", "distinct_turn", "templated_title", "unrelated")
+# Kinds that say one memory again: caught when absorbed, merge-linked or held for review.
+SAID_AGAIN = ("restatement", "paraphrase", "conversational_restatement")
 
 
 def load_pairs(path: Path = PAIRS) -> list[dict[str, Any]]:
@@ -38,8 +43,14 @@ def run_pairs(service: MemoryService, pairs: list[dict[str, Any]]) -> list[dict[
     for pair in pairs:
         scope = pair["id"].lower()
         service.add_scope(scope)
-        service.write(pair["type"], pair["a"], scope=scope)
-        second = service.write(pair["type"], pair["b"], scope=scope)
+        # A pair with titles is a title over a body (a conversation's turns, a journal's days);
+        # without, each side is a title alone.
+        if "title_a" in pair:
+            service.write(pair["type"], pair["title_a"], pair["a"], scope=scope)
+            second = service.write(pair["type"], pair["title_b"], pair["b"], scope=scope)
+        else:
+            service.write(pair["type"], pair["a"], scope=scope)
+            second = service.write(pair["type"], pair["b"], scope=scope)
         decisions.append(
             {
                 "id": pair["id"],
@@ -93,6 +104,12 @@ def main() -> dict[str, Any]:
     absorbed = sum(table.get(kind, Counter())["absorbed"] for kind in CONTRADICTIONS)
     print(f"contradictions absorbed: {absorbed} (must be 0)")
     print(f"paraphrases caught: {caught_rate(table, 'paraphrase'):.1%} (must be >= 90%)")
+    for kind in SAID_AGAIN:
+        print(f"{kind} caught: {caught_rate(table, kind):.1%}")
+    for kind in KEPT_APART:
+        row = table.get(kind, Counter())
+        apart = row["inserted"] / sum(row.values()) if row else 0.0
+        print(f"{kind} kept apart (inserted): {apart:.1%}")
     return {"table": {k: dict(v) for k, v in table.items()}, "decisions": decisions}
 
 
