@@ -66,10 +66,13 @@ screenshots: $(STAMP)
 	xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m cairn.ui.screenshots docs/screenshots
 
 # nDCG@10, MAP and Recall@100 on the Vaswani collection, for lexical, vector, hybrid and graph;
-# then the dedup gate's confusion table on the labelled pairs.
+# then the dedup gate's confusion table on the labelled pairs; then evidence Recall@5/10/20 on the
+# LoCoMo conversations (the corpus README's protocol, beside plain BM25, dense and RRF) and
+# 10,000 templated look-alike events (bench/conversations.py; `--quick` for a smoke run).
 bench-quality: $(STAMP)
 	$(BIN)/python -m bench.quality
 	$(BIN)/python -m bench.dedup_quality
+	$(BIN)/python -m bench.conversations
 
 # dist/cairn/: `cairn` and `cairn-desktop` in one folder that runs without the source tree or a
 # virtualenv (PyInstaller, packaging/cairn.spec), built afresh; then tests/bundle/ runs its

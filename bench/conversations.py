@@ -1,0 +1,329 @@
+"""``python -m bench.conversations``: does a question find the turns of a real conversation that
+answer it, and does a log of look-alike events stay findable? (``make bench-quality``)
+
+1. The conversational recall protocol of the test corpus (``../shared/corpus/README.md``,
+   "Conversational recall protocol"), on the LoCoMo conversations of
+   ``07_conversations/locomo_dev``: one fresh encrypted vault per conversation, every turn
+   written in order with ``MemoryService.write`` as a Note (title ``"{speaker}, {session
+   date_time}"``, body ``"{speaker}: {text}"`` plus ``" [shares a photo: {caption}]"``), each
+   turn kept with the memory its write ended in (an absorbed turn with the memory that absorbed
+   it). Each question of categories 1-4 is searched, and Recall@5/10/20 is the share of its gold
+   turns held by the first 5/10/20 memories (``bench.locomo``). Only the memories a search
+   returns count: a memory folded into a hit by read-time collapse is not shown, so it does not.
+   Reported with the write outcomes and the turns whose memory a default search cannot show.
+2. The same questions against the same turns in other ways. Cairn: the default search
+   (``balanced``), ``fast``, and each leg alone through ``retrieval.search``. Baselines outside
+   Cairn, with no gate (``bench.baselines``): plain BM25, plain dense cosine with the same
+   model, and plain RRF of the two; their unit is the turn.
+3. The templated workload (``bench.templated``): thousands of distinct look-alike events in one
+   vault, then 200 questions each asking for one of them.
+
+Prints a table per section and writes ``bench/results/conversations.json``. Without the corpus
+the conversations are skipped with a message (the templated workload needs no corpus); the exit
+status is 0 either way: it measures, it does not judge (an unknown ``--conversations`` id is
+an error, status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench import baselines, locomo, report, templated
+from bench.build import PASSPHRASE
+from bench.measure import load_average, machine, summary
+from bench.writes import WriteLog, hidden, statuses_of
+from cairn.app import compose, retrieval
+from cairn.app.embedder import MiniLMEmbedder, default_embedder
+from cairn.app.service import MemoryService
+from cairn.app.text import searchable_text
+
+SCOPE = "personal"
+DEPTH = max(locomo.KS)  # memories (or turns) asked per question
+EMBED_BATCH = 64
+QUICK_TEMPLATED = 1_000
+DEFAULT_TEMPLATED = 10_000
+CAIRN = "cairn balanced (default)"
+CONFIGS = (CAIRN, "cairn fast", "cairn text leg", "cairn vector leg")
+BASELINES = ("bm25", "dense", "rrf(bm25, dense)")
+JSON_PATH = report.RESULTS / "conversations.json"
+
+Ranker = Callable[[str], list[str]]
+
+
+def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
+    """Each Cairn configuration as question -> memory ids, best first."""
+
+    def through_service(profile: str) -> Ranker:
+        def ranked(question: str) -> list[str]:
+            response = service.search(question, scopes=[SCOPE], limit=DEPTH, profile=profile)
+            return [hit.id for hit in response.results]
+
+        return ranked
+
+    def one_leg(leg: str) -> Ranker:
+        options = retrieval.SearchOptions(limit=DEPTH, profile="fast", legs=(leg,))
+
+        def ranked(question: str) -> list[str]:
+            # The service always runs both legs; evaluation calls retrieval as bench.quality does.
+            response = retrieval.search(service.vault, service._space, question, [SCOPE], options)
+            return [hit.id for hit in response.results]
+
+        return ranked
+
+    return {
+        CAIRN: through_service("balanced"),
+        "cairn fast": through_service("fast"),
+        "cairn text leg": one_leg("text"),
+        "cairn vector leg": one_leg("vector"),
+    }
+
+
+def baseline_rankers(turns: Sequence[locomo.Turn], embedder: MiniLMEmbedder) -> dict[str, Ranker]:
+    """BM25, dense and RRF over the turns' searchable text (title and body, as Cairn indexes
+    and embeds it), each as question -> turn ids, best first."""
+    texts = [searchable_text(turn.title, turn.body, {}) for turn in turns]
+    ids = [turn.dia_id for turn in turns]
+    lexical = baselines.BM25(texts)
+    dense = baselines.Dense(embed(embedder, texts))
+    depth = baselines.FUSION_DEPTH
+
+    def bm25(question: str) -> list[int]:
+        return lexical.rank(question, depth)
+
+    def cosine(question: str) -> list[int]:
+        return dense.rank(embedder.embed([question])[0], depth)
+
+    def fused(question: str) -> list[int]:
+        return baselines.rrf([bm25(question), cosine(question)])
+
+    def as_ids(rank: Callable[[str], list[int]]) -> Ranker:
+        return lambda question: [ids[d] for d in rank(question)[:DEPTH]]
+
+    return {"bm25": as_ids(bm25), "dense": as_ids(cosine), "rrf(bm25, dense)": as_ids(fused)}
+
+
+def embed(embedder: MiniLMEmbedder, texts: Sequence[str]) -> Any:
+    import numpy as np
+
+    parts = [embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
+
+
+def run_conversation(
+    conversation: locomo.Conversation, embedder: MiniLMEmbedder, folder: Path
+) -> dict[str, Any]:
+    """Write the turns into a fresh vault, then every question through every configuration."""
+    start = time.perf_counter()
+    service = compose.create_vault(
+        folder / f"{conversation.sample_id}.cairn", PASSPHRASE, embedder=embedder
+    )
+    try:
+        log = WriteLog()
+        turn_memory = {
+            turn.dia_id: log.record(service.write("Note", turn.title, turn.body))
+            for turn in conversation.turns
+        }
+        write_s = time.perf_counter() - start
+        statuses = statuses_of(service, [m for m in log.memories if m is not None], SCOPE)
+        holds = locomo.holdings(turn_memory)
+        scored = {
+            name: _ask(conversation, rank, holds) for name, rank in cairn_rankers(service).items()
+        }
+    finally:
+        service.close()
+    turns = locomo.identity_holdings(turn.dia_id for turn in conversation.turns)
+    for name, rank in baseline_rankers(conversation.turns, embedder).items():
+        scored[name] = _ask(conversation, rank, turns)
+    return {
+        "turns": len(conversation.turns),
+        "questions": len(conversation.questions),
+        "skipped_questions": conversation.skipped_questions,
+        "dropped_evidence": conversation.dropped_evidence,
+        "writes": log.summary() | {"turns_hidden_at_end": hidden(log.memories, statuses)},
+        "memories_holding_turns": len(holds),
+        "write_s": round(write_s, 1),
+        "scored": scored,
+    }
+
+
+def _ask(
+    conversation: locomo.Conversation, rank: Ranker, holds: dict[str, set[str]]
+) -> dict[str, Any]:
+    scored, seconds = [], []
+    for question in conversation.questions:
+        start = time.perf_counter()
+        ranked = rank(question.text)
+        seconds.append(time.perf_counter() - start)
+        scored.append(locomo.score(conversation.sample_id, question, ranked, holds))
+    return {"questions": scored, "latency": summary(seconds)}
+
+
+def conversations_section(
+    chosen: list[locomo.Conversation], embedder: MiniLMEmbedder
+) -> dict[str, Any]:
+    per: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="cairn-conversations-") as folder:
+        for conversation in chosen:
+            _say(
+                f"{conversation.sample_id}: {len(conversation.turns)} turns, "
+                f"{len(conversation.questions)} questions"
+            )
+            per[conversation.sample_id] = run_conversation(conversation, embedder, Path(folder))
+    names = (*CONFIGS, *BASELINES)
+    pooled = {
+        name: [s for line in per.values() for s in line["scored"][name]["questions"]]
+        for name in names
+    }
+    overall = {name: locomo.summarize(pooled[name]) for name in names}
+    for name in names:
+        latencies = [line["scored"][name]["latency"]["p50_ms"] for line in per.values()]
+        overall[name]["p50_ms_median_of_conversations"] = sorted(latencies)[len(latencies) // 2]
+    writes = WriteLog()
+    for line in per.values():
+        writes.outcomes.update(line["writes"]["outcomes"])
+        writes.contradictions += line["writes"]["possible_contradiction"]
+    return {
+        "conversations": list(per),
+        "turns": sum(line["turns"] for line in per.values()),
+        "questions": sum(line["questions"] for line in per.values()),
+        "skipped_questions": sum(line["skipped_questions"] for line in per.values()),
+        "writes": writes.summary()
+        | {
+            "turns_hidden_at_end": sum(
+                line["writes"]["turns_hidden_at_end"] for line in per.values()
+            )
+        },
+        "overall": overall,
+        "per_conversation": {
+            sample: {
+                **{k: v for k, v in line.items() if k != "scored"},
+                "recall": {
+                    name: locomo.summarize(line["scored"][name]["questions"]) for name in names
+                },
+            }
+            for sample, line in per.items()
+        },
+        # Per question, so whoever tunes the gate or the ranking can see what a change moves.
+        "per_question": {
+            name: {
+                f"{s.conversation}#{s.question}": [s.recall[k] for k in locomo.KS]
+                for s in pooled[name]
+            }
+            for name in names
+        },
+    }
+
+
+def templated_section(count: int, embedder: MiniLMEmbedder) -> dict[str, Any]:
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="cairn-templated-") as folder:
+        service = compose.create_vault(Path(folder) / "events.cairn", PASSPHRASE, embedder=embedder)
+        try:
+            result = templated.run(service, count, _say)
+        finally:
+            service.close()
+    return result | {"elapsed_s": round(time.perf_counter() - start, 1)}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.conversations", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--corpus", type=Path, default=locomo.LOCOMO_FILE, help="the LoCoMo file")
+    parser.add_argument(
+        "--conversations",
+        help="comma-separated sample ids to run (e.g. conv-26,conv-30); all by default",
+    )
+    parser.add_argument(
+        "--templated",
+        type=int,
+        metavar="N",
+        help=f"events of the templated workload ({DEFAULT_TEMPLATED:,} by default, "
+        f"{QUICK_TEMPLATED:,} with --quick)",
+    )
+    parser.add_argument("--skip-templated", action="store_true", help="leave the workload out")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"one conversation and {QUICK_TEMPLATED:,} templated events: a smoke run",
+    )
+    args = parser.parse_args(argv)
+    if args.templated is not None and args.templated < templated.QUERIES:
+        parser.error(f"--templated needs at least {templated.QUERIES} events to ask about")
+    return args
+
+
+def choose(
+    loaded: list[locomo.Conversation], wanted: str | None, quick: bool
+) -> list[locomo.Conversation]:
+    """The conversations named by ``--conversations`` (all when None), the first only when
+    quick; raises ValueError naming the known ids for an unknown one."""
+    chosen = loaded
+    if wanted:
+        by_id = {c.sample_id: c for c in loaded}
+        names = [name.strip() for name in wanted.split(",") if name.strip()]
+        unknown = [name for name in names if name not in by_id]
+        if unknown:
+            raise ValueError(
+                f"no conversation {', '.join(unknown)} in the corpus; it has {', '.join(by_id)}"
+            )
+        chosen = [by_id[name] for name in dict.fromkeys(names)]
+    return chosen[:1] if quick else chosen
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    from bench import conversations_report
+
+    args = parse_args(argv)
+    started = time.perf_counter()
+    loaded = locomo.load(args.corpus)
+    chosen: list[locomo.Conversation] = []
+    if loaded is None:
+        print(f"bench-quality: no LoCoMo conversations at {args.corpus}; recall not measured.")
+    else:
+        try:
+            chosen = choose(loaded, args.conversations, args.quick)
+        except ValueError as exc:
+            print(
+                f"bench-quality: {exc}. Name some of those with --conversations.", file=sys.stderr
+            )
+            sys.exit(2)
+    count = args.templated or (QUICK_TEMPLATED if args.quick else DEFAULT_TEMPLATED)
+    results: dict[str, Any] = {"machine": machine()}
+    if not chosen and args.skip_templated:
+        return results
+    _say("loading the model")
+    embedder = default_embedder()
+    results["embedder"] = embedder.identity
+    if chosen:
+        results["conversations"] = conversations_section(chosen, embedder)
+        results["conversations"]["elapsed_s"] = round(time.perf_counter() - started, 1)
+    if not args.skip_templated:
+        _say(f"templated workload: {count:,} events")
+        results["templated"] = templated_section(count, embedder)
+    results |= {
+        "quick": args.quick,
+        "load_average_at_end": load_average(),
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }
+    report.write_json(results, JSON_PATH)
+    if chosen:
+        conversations_report.print_conversations(results["conversations"], CAIRN)
+    if "templated" in results:
+        conversations_report.print_templated(results["templated"])
+    print(f"\nwhole run: {results['elapsed_s']:.0f} s; written to {JSON_PATH}")
+    return results
+
+
+def _say(message: str) -> None:
+    print(f"[bench-conversations] {message}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
