@@ -155,6 +155,18 @@ def search(
     limit: int,
 ) -> list[int]:
     """Node seqs best first (BM25, then newer first: a total order)."""
+    return [seq for seq, _ in search_scored(conn, query, scopes, statuses, limit)]
+
+
+def search_scored(
+    conn: Any,
+    query: TextQuery | str,
+    scopes: Sequence[str],
+    statuses: Sequence[str],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """Node seqs best first, each with its BM25 score (higher is better; 0.0 for all when the
+    query is too common to rank, newest first)."""
     if isinstance(query, str):
         query = TextQuery(query, ranked=True)
     if not scopes or not statuses:
@@ -163,25 +175,27 @@ def search(
     status_marks = placeholders(statuses)
     inner_order = "rank, rowid DESC" if query.ranked else "rowid DESC"
     outer_order = "f.rank, n.seq DESC" if query.ranked else "n.seq DESC"
+    score = "-f.rank" if query.ranked else "0.0"
     # Rank inside FTS5 first and join only the best: joining every match to nodes to filter
     # by scope before ranking costs a row lookup per match. If the filter leaves too few, look
     # deeper, until the matches run out.
     depth = limit * RANK_DEPTH_FACTOR
     while True:
         rows = conn.execute(
-            f"SELECT n.seq FROM (SELECT rowid, rank FROM search_index WHERE search_index "
-            f"MATCH ? ORDER BY {inner_order} LIMIT ?) AS f JOIN nodes AS n ON n.seq = f.rowid "
+            f"SELECT n.seq, {score} FROM (SELECT rowid, rank FROM search_index WHERE "
+            f"search_index MATCH ? ORDER BY {inner_order} LIMIT ?) AS f "
+            f"JOIN nodes AS n ON n.seq = f.rowid "
             f"WHERE +n.scope IN ({scope_marks}) AND +n.status IN ({status_marks}) "
             f"ORDER BY {outer_order} LIMIT ?",
             (query.expression, depth, *scopes, *statuses, limit),
         ).fetchall()
         if len(rows) >= limit or depth >= MAX_RANK_DEPTH:
-            return [row[0] for row in rows]
+            return [(row[0], float(row[1])) for row in rows]
         matched = conn.execute(
             "SELECT count(*) FROM search_index WHERE search_index MATCH ?", (query.expression,)
         ).fetchone()[0]
         if matched <= depth:
-            return [row[0] for row in rows]
+            return [(row[0], float(row[1])) for row in rows]
         depth *= 8
 
 
