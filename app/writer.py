@@ -21,6 +21,7 @@ from cairn.app.embeddings import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
 from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
 from cairn.app.nodes import Draft, NewMemory, NodeStore, attrs_json, merge_attrs
+from cairn.app.note_mentions import NoteMentions
 from cairn.app.packs import Pack
 from cairn.app.retention import Retention
 from cairn.app.text import searchable_text
@@ -62,6 +63,7 @@ class Writer:
         self._pack = pack
         self._space = space
         self.store = NodeStore(vault, pack, space)
+        self.mentions = NoteMentions(pack)
         self.retention = Retention(
             vault, lambda type_name: pack.node_types[type_name].family, self.set_status
         )
@@ -95,6 +97,9 @@ class Writer:
         attrs = feedback.normalize_status(node_type, dict(memory.attrs or {}))
         title = memory.title.strip()
         text = searchable_text(title, memory.body, attrs)
+        # The caller gave no links (a note written by hand, not a document's passage): its text
+        # is also read for the entities it names.
+        by_hand = links is None
         links = feedback.inline_links(memory.body) if links is None else list(links)
         tags = feedback.tags_of(attrs, memory.body) if tags is None else list(tags)
         # Embedding takes tens of milliseconds: do it before taking the write lock.
@@ -140,6 +145,17 @@ class Writer:
                 lambda name: self.store.insert_stub(conn, name, memory.scope, stub_vectors),
                 lambda src, dst, kind, why: self.store.add_edge(conn, src, dst, kind, why),
             )
+            family = node_type.family
+            if family == "entity" and applied.outcome == "inserted":
+                self.mentions.entity_written(memory.scope, title, row["id"])
+            elif by_hand and family != "entity" and applied.outcome != "absorbed":
+                self.mentions.link(
+                    conn,
+                    row,
+                    f"{title}\n{memory.body}",
+                    lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
+                    already={link["id"] for link in found.links},
+                )
             node = Node.from_row(graph_rows.nodes_by_ids(conn, [row["id"]], [memory.scope])[0])
             degree = graph_rows.degree(conn, node.id)
         if applied.reembed:
