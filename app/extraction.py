@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError
-from cairn.ingest.file_names import readable
+from cairn.ingest.file_names import on_disk, readable
 
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".mdown", ".mkd", ".rst", ".org"})
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
@@ -57,6 +57,12 @@ def kind_of(path: Path) -> str | None:
         if suffix in suffixes:
             return kind
     return None
+
+
+def source_path(source: str) -> Path:
+    """The path that opens a memory's source file. A name that is not UTF-8 is kept in its
+    readable form (each odd byte as ``\\xNN``); this turns it back into the name's bytes."""
+    return on_disk(source)
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,18 @@ the passage's text so the person can find the place themselves.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from PySide6.QtCore import QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
+
+from cairn.app.extraction import source_path
 
 Which = Callable[[str], str | None]  # shutil.which: a program's path, or None
 
@@ -80,7 +84,11 @@ def place_text(locator: dict[str, Any] | None) -> str:
 def plan_open(source: str, locator: dict[str, Any] | None, which: Which = shutil.which) -> OpenPlan:
     """How to open ``source`` at ``locator``: the first known viewer on PATH that can go to
     the page or time, else the default application."""
-    path = Path(source)
+    path = source_path(source)
+    if str(path) != source:
+        # A name that is not UTF-8: a viewer's command line would get other bytes than the
+        # name's, so the desktop opens the file by its URL, which carries the bytes exactly.
+        return OpenPlan(path, "", None)
     locator = locator or {}
     page, start = locator.get("page"), locator.get("start_s")
     if path.suffix.lower() == ".pdf" and isinstance(page, int | float):
@@ -103,6 +111,12 @@ def plan_open(source: str, locator: dict[str, Any] | None, which: Which = shutil
     return OpenPlan(path, place_text(locator), None)
 
 
+def file_url(path: Path) -> QUrl:
+    """A file: URL of ``path`` built from its bytes (``QUrl.fromLocalFile`` would write a name
+    that is not UTF-8 as the UTF-8 of its stand-in characters, another file)."""
+    return QUrl.fromEncoded(b"file://" + quote(os.fsencode(path)).encode("ascii"))
+
+
 def missing_file_text(path: Path) -> str:
     return (
         f"The file {path} is no longer there: it was moved, renamed or deleted. The text Cairn "
@@ -117,23 +131,24 @@ def open_source(
 ) -> tuple[bool, str]:
     """Open the file; returns whether it opened and a sentence for the person."""
     plan = plan_open(source, locator, which)
+    shown = Path(source)  # the readable form: a name's odd bytes as \xNN, never surrogates
     if not plan.path.exists():
-        return False, missing_file_text(plan.path)
+        return False, missing_file_text(shown)
     if plan.program is not None:
         started, _pid = QProcess.startDetached(plan.program, list(plan.arguments))
         if started:
-            return True, f"Opened {plan.path.name} at {plan.where} in {Path(plan.program).name}."
-    if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(plan.path))):
+            return True, f"Opened {shown.name} at {plan.where} in {Path(plan.program).name}."
+    if not QDesktopServices.openUrl(file_url(plan.path)):
         return False, (
-            f"No application on this computer opens {plan.path.name}. Install a viewer for "
-            f"this kind of file, or open {plan.path} yourself."
+            f"No application on this computer opens {shown.name}. Install a viewer for "
+            f"this kind of file, or open {shown} yourself."
         )
     if plan.where:
         return True, (
-            f"Opened {plan.path.name}; go to {plan.where} yourself (no viewer that opens at a "
+            f"Opened {shown.name}; go to {plan.where} yourself (no viewer that opens at a "
             "place is installed). The passage is shown above."
         )
-    return True, f"Opened {plan.path.name}."
+    return True, f"Opened {shown.name}."
 
 
 def _first_installed(candidates: Sequence[tuple[str, Any]], which: Which) -> tuple[str, Any] | None:

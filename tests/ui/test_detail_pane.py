@@ -3,6 +3,7 @@ the actions (edit, supersede, link, archive, forget), and opening a source at it
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from cairn.ui.detail_actions import EditDialog, forget_warning
 from cairn.ui.detail_pane import DetailPane
-from cairn.ui.open_at import missing_file_text, plan_open
+from cairn.ui.open_at import file_url, missing_file_text, plan_open
 from cairn.ui.pickers import LinkDialog, allowed_links
 from cairn.ui.session import Session
 from tests.app.ingest_files import pdf_bytes
@@ -311,3 +312,14 @@ def test_a_memory_awaiting_review_says_so_until_it_is_settled(
     show(qtbot, pane, str(second.id))
     assert not pane.review_label.isVisible()
     assert pane.links_list.labels() == ["— relates to: Spare key"]
+
+
+def test_a_file_whose_name_is_not_utf8_opens_by_its_bytes(tmp_path: Path) -> None:
+    real = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.pdf"))
+    real.write_bytes(b"%PDF-1.4\n")
+    shown = str(tmp_path) + "/caf\\xe9.pdf"  # how the vault keeps and shows its source
+    plan = plan_open(shown, {"page": 2}, lambda name: f"/usr/bin/{name}")
+    assert plan.path == real and plan.path.exists()
+    assert plan.program is None  # a viewer's command line would get other bytes
+    assert file_url(plan.path).toEncoded().data().endswith(b"/caf%E9.pdf")
+    assert file_url(Path("/docs/café.pdf")).toEncoded().data() == b"file:///docs/caf%C3%A9.pdf"
