@@ -147,8 +147,7 @@ def decide(
         cluster = [best.title]
     # The statement of the cluster closest in words decides (see ``likeness``).
     differences = [likeness.compare(text, statement) for statement in cluster]
-    closest = max(range(len(cluster)), key=lambda i: differences[i].overlap)
-    difference, compared = differences[closest], cluster[closest]
+    difference = max(differences, key=lambda found: found.overlap)
     overlap = difference.overlap
     if difference.kind == "distinct_event":
         # Another occasion: kept, never asked about; joined as related when very alike.
@@ -166,7 +165,7 @@ def decide(
         return Verdict("merge_linked", best, reason, overlap, difference.reason, high=high)
     if difference.titles_dropped and overlap < PATTERN_OVERLAP:
         return Verdict("inserted", None, "alike only in the pattern of its title")
-    content, kept, _ = likeness.content_pair(text, compared)
+    content, kept = difference.compared
     if best.score < settings.dedup_low and not share_anchors(content, kept):
         return Verdict("inserted", None, "below the band")
     if best.score < settings.dedup_high:

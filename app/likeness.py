@@ -60,6 +60,7 @@ class Difference:
     reason: str | None  # what differs, for the person
     overlap: float  # word-set Jaccard of the compared contents
     titles_dropped: bool  # the titles were a pattern: the bodies were compared
+    compared: tuple[str, str] = ("", "")  # the texts compared: new, kept
 
 
 def split_statement(text: str) -> tuple[str, str]:
@@ -149,7 +150,7 @@ def compare(a: str, b: str) -> Difference:
     # A pattern title still dates its memory: a note of another day is another occasion.
     titles = (split_statement(a)[0], split_statement(b)[0]) if dropped else ("", "")
     if _other_occasion(left, right) or _other_occasion(*titles):
-        return Difference("distinct_event", "another date or time", overlap, dropped)
+        return Difference("distinct_event", "another date or time", overlap, dropped, (left, right))
     clash = contradiction(left, right)
     names = _substituted(left, right)
     reasons = [clash] if clash else []
@@ -157,11 +158,11 @@ def compare(a: str, b: str) -> Difference:
         reasons.append(f"names differ: {', '.join(names)}")
     reason = "; ".join(reasons) or None
     if reason is None:
-        return Difference("same", None, overlap, dropped)
+        return Difference("same", None, overlap, dropped, (left, right))
     if narrated(left) and narrated(right):
-        return Difference("distinct_event", reason, overlap, dropped)
+        return Difference("distinct_event", reason, overlap, dropped, (left, right))
     if overlap >= SAME_FRAME:
-        return Difference("changed_value", reason, overlap, dropped)
+        return Difference("changed_value", reason, overlap, dropped, (left, right))
     # Different words around the difference: another statement, or the same one reworded.
     # The band decides, but nothing that differs in what it commits to is ever absorbed.
-    return Difference("same", reason, overlap, dropped)
+    return Difference("same", reason, overlap, dropped, (left, right))
