@@ -382,7 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile",
         choices=["fast", "balanced"],
         default="balanced",
-        help="fast: words and meaning; balanced: also the people, projects... of the top hits",
+        help="fast: words and meaning; balanced: also what the top hits link to through people, "
+        "places, projects (the same as fast where nothing is linked)",
     )
     search.add_argument("--as-of", help="what was true at this date (YYYY-MM-DD)")
     search.add_argument("--diagnostics", action="store_true", help="show each leg's ranks")

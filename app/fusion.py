@@ -5,29 +5,41 @@ its tenth hit, and on real conversations it ranked below plain BM25's own list. 
 *scores* are scaled to [0, 1] over the candidates (min-max) and averaged (CombSUM): where one
 leg is sure, it shows.
 
-Before scaling, each memory's score in a leg is raised by ``CONTEXT_WEIGHT`` times the mean
-score of its neighbours in time (``neighbours``: the memory written just before and just after
-it in the same document, or in the same session of a dated log). An answer that only makes
-sense in context ("Some fun ones like charades" after "What games did you play?") is found
-through the turn that asked. A missing neighbour counts as the memory itself, so a memory
-without context is only scaled, never moved.
+Before scaling, each memory's score in a leg is raised by what surrounds it:
 
-Pure functions of the legs' scores; the legs and the neighbours come from ``retrieval``.
+- ``CONTEXT_WEIGHT`` times the mean score of its neighbours in time (``neighbours``: the memory
+  written just before and just after it in the same document, or in the same session of a dated
+  log). An answer that only makes sense in context ("Some fun ones like charades" after "What
+  games did you play?") is found through the turn that asked.
+- ``GROUP_WEIGHT`` times the best score in the leg of its group (``groups``: its document, or
+  its session of a dated log). A turn of the session the question is about outranks an equally
+  worded turn of another session.
+
+A missing neighbour counts as the memory itself, and a memory alone in its group is its group's
+best, so a memory without context is only scaled, never moved against another without.
+
+Pure functions of the legs' scores; the legs, neighbours and groups come from ``retrieval``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 # How much of its neighbours' mean score a memory takes: on the dev conversations 0.3-0.5 add
 # 3-4 points of Recall@10, and a memory's own score still counts twice as much.
 CONTEXT_WEIGHT = 0.5
+# How much of its group's best score it takes: 0.5-1.0 add about 2 points of Recall@10 on the
+# dev conversations (a plateau); the low end, so a long document's best passage does not lift
+# the rest of it over other documents' own matches.
+GROUP_WEIGHT = 0.5
 
 
 def combine(
     legs: Sequence[Mapping[int, float]],
     neighbours: Mapping[int, Sequence[int]] | None = None,
+    groups: Mapping[int, Hashable] | None = None,
     context_weight: float = CONTEXT_WEIGHT,
+    group_weight: float = GROUP_WEIGHT,
 ) -> dict[int, float]:
     """Each candidate's fused score in [0, 1]: the mean over the legs that found anything of
     its min-max scaled, context-raised score (0 in a leg that did not find it)."""
@@ -36,9 +48,18 @@ def combine(
     if not used:
         return {}
     neighbours = neighbours or {}
+    groups = groups or {}
     fused = dict.fromkeys(candidates, 0.0)
     for leg in used:
-        raised = {seq: _raised(leg, seq, neighbours.get(seq, ()), context_weight) for seq in leg}
+        best = _group_best(leg, groups)
+        raised = {}
+        for seq in leg:
+            own = max(leg[seq], 0.0)
+            group = best.get(groups[seq], own) if seq in groups else own
+            raised[seq] = (
+                _with_neighbours(leg, seq, neighbours.get(seq, ()), context_weight)
+                + group_weight * group
+            )
         low, high = min(raised.values()), max(raised.values())
         span = high - low
         for seq, value in raised.items():
@@ -46,7 +67,18 @@ def combine(
     return {seq: value / len(used) for seq, value in fused.items()}
 
 
-def _raised(leg: Mapping[int, float], seq: int, around: Sequence[int], weight: float) -> float:
+def _group_best(leg: Mapping[int, float], groups: Mapping[int, Hashable]) -> dict[Hashable, float]:
+    best: dict[Hashable, float] = {}
+    for seq, score in leg.items():
+        if seq in groups:
+            key = groups[seq]
+            best[key] = max(best.get(key, 0.0), score)
+    return best
+
+
+def _with_neighbours(
+    leg: Mapping[int, float], seq: int, around: Sequence[int], weight: float
+) -> float:
     own = max(leg[seq], 0.0)
     if not around or weight == 0.0:
         return own * (1.0 + weight)

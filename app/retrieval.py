@@ -1,5 +1,5 @@
 """Hybrid search (DESIGN §5): a vector leg and a BM25 leg fused by their scores with each hit's
-context (``fusion``: its neighbours in time in the same document or dated session), an optional
+context (``fusion``: its neighbours in time and its document or dated session), an optional
 graph leg, read-time collapse of near-duplicates, and a total order.
 
 Profiles: ``fast`` is the two legs alone; ``balanced`` also adds the 1-hop entity-layer
@@ -147,7 +147,8 @@ def search(
             {seq: score for seq, score in nearest or [] if seq in shown},
             {seq: score for seq, score in text_scored if seq in shown},
         ]
-        fused = fusion.combine(legs, _context(conn, shown, rows, scopes))
+        neighbours, groups = _context(conn, shown, rows, scopes)
+        fused = fusion.combine(legs, neighbours, groups)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}
         if options.profile == "balanced" and fused:
@@ -215,28 +216,33 @@ def search(
 
 def _context(
     conn: Any, seqs: set[int], rows: dict[int, dict[str, Any]], scopes: list[str]
-) -> dict[int, list[int]]:
-    """Each hit's neighbours in time that share its context: the passages written before and
-    after it in the same document, or the memories of the same dated session (titles that
-    name one occasion, "Ines, 3:10 pm on 4 March, 2024"). Others have none."""
+) -> tuple[dict[int, list[int]], dict[int, tuple[str, Any]]]:
+    """What surrounds each hit: its neighbours in time that share its context (the passages
+    written before and after it in the same document, or the memories of the same dated
+    session: titles that name one occasion, "Ines, 3:10 pm on 4 March, 2024"), and its group
+    (that document or session). A memory in neither has no neighbours and no group."""
     around = graph_rows.written_around(conn, list(seqs))
     missing = {n for pair in around.values() for n in pair if n is not None and n not in rows}
     for row in graph_rows.heads_by_seqs(conn, list(missing), scopes):
         rows[row["seq"]] = row
+    groups = {seq: group for seq in seqs if (group := _group(rows[seq])) is not None}
     context: dict[int, list[int]] = {}
     for seq, pair in around.items():
-        sides = [n for n in pair if n is not None and n in rows and _together(rows[seq], rows[n])]
+        if seq not in groups:
+            continue
+        sides = [n for n in pair if n is not None and n in rows and _group(rows[n]) == groups[seq]]
         if sides:
             context[seq] = sides
-    return context
+    return context, groups
 
 
-def _together(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    if a["scope"] != b["scope"]:
-        return False
-    if a["source"] or b["source"]:
-        return bool(a["source"] == b["source"])
-    return _title_occasion(a["title"]) == _title_occasion(b["title"]) != frozenset()
+def _group(row: dict[str, Any]) -> tuple[str, Any] | None:
+    """The document (same source) or the dated session (same occasion in the title) a memory
+    belongs to, within its scope; None for a memory in neither."""
+    if row["source"]:
+        return (row["scope"], row["source"])
+    occasion = _title_occasion(row["title"])
+    return (row["scope"], occasion) if occasion else None
 
 
 @functools.lru_cache(maxsize=4096)

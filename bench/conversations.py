@@ -12,7 +12,9 @@ answer it, and does a log of look-alike events stay findable? (``make bench-qual
    returns count: a memory folded into a hit by read-time collapse is not shown, so it does not.
    Reported with the write outcomes and the turns whose memory a default search cannot show.
 2. The same questions against the same turns in other ways. Cairn: the default search
-   (``balanced``), ``fast``, and each leg alone through ``retrieval.search``. Baselines outside
+   (``balanced``), ``fast``, the default with one mechanism of the fusion switched off in turn
+   (``ABLATIONS``: the session/document context, both contexts, score fusion itself), and each
+   leg alone through ``retrieval.search``. Baselines outside
    Cairn, with no gate (``bench.baselines``): plain BM25, plain dense cosine with the same
    model, and plain RRF of the two; their unit is the turn.
 3. The templated workload (``bench.templated``): thousands of distinct look-alike events in one
@@ -30,6 +32,7 @@ import argparse
 import sys
 import tempfile
 import time
+import unittest.mock
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +41,7 @@ from bench import baselines, locomo, report, templated
 from bench.build import PASSPHRASE
 from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
-from cairn.app import compose, retrieval
+from cairn.app import compose, fusion, retrieval
 from cairn.app.embedder import MiniLMEmbedder, default_embedder
 from cairn.app.service import MemoryService
 from cairn.app.text import searchable_text
@@ -49,7 +52,13 @@ EMBED_BATCH = 64
 QUICK_TEMPLATED = 1_000
 DEFAULT_TEMPLATED = 10_000
 CAIRN = "cairn balanced (default)"
-CONFIGS = (CAIRN, "cairn fast", "cairn text leg", "cairn vector leg")
+# What each mechanism of the fusion adds: the default search with that one switched off.
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "cairn - group context": {"group_weight": 0.0},
+    "cairn - both contexts": {"group_weight": 0.0, "context_weight": 0.0},
+    "cairn rrf, no context": {"rrf": True},
+}
+CONFIGS = (CAIRN, "cairn fast", *ABLATIONS, "cairn text leg", "cairn vector leg")
 BASELINES = ("bm25", "dense", "rrf(bm25, dense)")
 JSON_PATH = report.RESULTS / "conversations.json"
 
@@ -76,12 +85,36 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
 
         return ranked
 
+    def without(switches: dict[str, Any]) -> Ranker:
+        search = through_service("balanced")
+
+        def ranked(question: str) -> list[str]:
+            with unittest.mock.patch.object(fusion, "combine", _ablated(switches)):
+                return search(question)
+
+        return ranked
+
     return {
         CAIRN: through_service("balanced"),
         "cairn fast": through_service("fast"),
+        **{name: without(switches) for name, switches in ABLATIONS.items()},
         "cairn text leg": one_leg("text"),
         "cairn vector leg": one_leg("vector"),
     }
+
+
+def _ablated(switches: dict[str, Any]) -> Callable[..., dict[int, float]]:
+    """``fusion.combine`` with some mechanism off: a context weight at 0, or reciprocal rank
+    fusion of the legs' orders in place of their scores (with no context either)."""
+    combine = fusion.combine
+
+    def fused(legs: Sequence[dict[int, float]], *context: Any) -> dict[int, float]:
+        if switches.get("rrf"):
+            return retrieval.rrf([sorted(leg, key=lambda seq: -leg[seq]) for leg in legs])
+        weights = {k: v for k, v in switches.items() if k != "rrf"}
+        return combine(legs, *context, **weights)
+
+    return fused
 
 
 def baseline_rankers(turns: Sequence[locomo.Turn], embedder: MiniLMEmbedder) -> dict[str, Ranker]:
@@ -140,6 +173,7 @@ def run_conversation(
     turns = locomo.identity_holdings(turn.dia_id for turn in conversation.turns)
     for name, rank in baseline_rankers(conversation.turns, embedder).items():
         scored[name] = _ask(conversation, rank, turns)
+    answers = frozenset().union(*(q.gold for q in conversation.questions))
     return {
         "turns": len(conversation.turns),
         "questions": len(conversation.questions),
@@ -147,6 +181,8 @@ def run_conversation(
         "dropped_evidence": conversation.dropped_evidence,
         "writes": log.summary() | {"turns_hidden_at_end": hidden(log.memories, statuses)},
         "memories_holding_turns": len(holds),
+        "answer_turns": len(answers),
+        "short_answer_turns": len(answers & locomo.short_turns(conversation.turns)),
         "write_s": round(write_s, 1),
         "scored": scored,
     }
@@ -155,12 +191,13 @@ def run_conversation(
 def _ask(
     conversation: locomo.Conversation, rank: Ranker, holds: dict[str, set[str]]
 ) -> dict[str, Any]:
+    short = locomo.short_turns(conversation.turns)
     scored, seconds = [], []
     for question in conversation.questions:
         start = time.perf_counter()
         ranked = rank(question.text)
         seconds.append(time.perf_counter() - start)
-        scored.append(locomo.score(conversation.sample_id, question, ranked, holds))
+        scored.append(locomo.score(conversation.sample_id, question, ranked, holds, short))
     return {"questions": scored, "latency": summary(seconds)}
 
 
@@ -193,6 +230,11 @@ def conversations_section(
         "turns": sum(line["turns"] for line in per.values()),
         "questions": sum(line["questions"] for line in per.values()),
         "skipped_questions": sum(line["skipped_questions"] for line in per.values()),
+        "short_answer_share": round(
+            sum(line["short_answer_turns"] for line in per.values())
+            / max(1, sum(line["answer_turns"] for line in per.values())),
+            4,
+        ),
         "writes": writes.summary()
         | {
             "turns_hidden_at_end": sum(

@@ -51,7 +51,7 @@ def print_conversations(section: dict[str, Any], headline: str) -> None:
     print(
         f"{'configuration':<26}{'R@5':>7}{'R@10':>7}{'R@20':>7}{'full@10':>9}   "
         + "".join(f"{n:>12}" for n in names)
-        + f"{'p50 ms':>9}"
+        + f"{'short@10':>9}{'p50 ms':>9}"
     )
     print(f"{'':<56}{'(R@10 by category)':>{12 * len(names)}}")
     for name, line in section["overall"].items():
@@ -59,8 +59,13 @@ def print_conversations(section: dict[str, Any], headline: str) -> None:
             f"{name:<26}{line['r@5']:>7.4f}{line['r@10']:>7.4f}{line['r@20']:>7.4f}"
             f"{line['full_recall@10']:>9.1%}   "
             + "".join(_cell(line["by_category"][n]) for n in names)
+            + f"{line['short_share@10']:>9.1%}"
             + f"{line['p50_ms_median_of_conversations']:>9.1f}"
         )
+    print(
+        f"short@10: the share of the top 10 that are turns of at most {locomo.SHORT_WORDS} words; "
+        f"{section['short_answer_share']:.1%} of the turns that answer a question are."
+    )
     print()
     cairn = section["overall"][headline]
     print(f"{headline} by category:")

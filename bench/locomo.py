@@ -23,6 +23,9 @@ LOCOMO = PROJECT_ROOT.parent / "shared" / "corpus" / "07_conversations" / "locom
 LOCOMO_FILE = LOCOMO / "locomo_dev.json"
 KS = (5, 10, 20)
 FULL_RECALL_K = 10
+# A turn of at most this many words is "short" (chit-chat, mostly): the share of such turns among
+# the top FULL_RECALL_K hits shows whether content-poor memories crowd out substantive ones.
+SHORT_WORDS = 8
 # LoCoMo's question categories (Maharana et al., 2024); 5, adversarial, is not scored. The
 # numbering is the dataset's: category 1 asks about several turns (2.9 evidence turns on
 # average here), 4 about one.
@@ -156,6 +159,7 @@ class Scored:
     question: int
     category: int
     recall: dict[int, float]  # k -> R@k
+    short_share: float = 0.0  # of the first FULL_RECALL_K memories, those holding only short turns
 
 
 def score(
@@ -163,9 +167,18 @@ def score(
     question: Question,
     ranked: Sequence[str],
     holds: Mapping[str, Collection[str]],
+    short: Collection[str] = frozenset(),
 ) -> Scored:
     at = {k: recall(ranked, holds, question.gold, k) for k in KS}
-    return Scored(conversation_id, question.index, question.category, at)
+    shown = [holds[m] for m in ranked[:FULL_RECALL_K] if holds.get(m)]
+    crowd = sum(1 for held in shown if all(turn in short for turn in held))
+    share = crowd / len(shown) if shown else 0.0
+    return Scored(conversation_id, question.index, question.category, at, share)
+
+
+def short_turns(turns: Iterable[Turn]) -> frozenset[str]:
+    """The turns whose text has at most ``SHORT_WORDS`` words."""
+    return frozenset(t.dia_id for t in turns if len(t.text.split()) <= SHORT_WORDS)
 
 
 def summarize(scored: Sequence[Scored]) -> dict[str, Any]:
@@ -180,6 +193,8 @@ def summarize(scored: Sequence[Scored]) -> dict[str, Any]:
         }
         full = sum(1 for s in group if s.recall[FULL_RECALL_K] == 1.0) / len(group)
         out[f"full_recall@{FULL_RECALL_K}"] = round(full, 4)
+        short = statistics.fmean(s.short_share for s in group)
+        out[f"short_share@{FULL_RECALL_K}"] = round(short, 4)
         out["n"] = len(group)
         return out
 

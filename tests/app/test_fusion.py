@@ -36,3 +36,24 @@ def test_without_neighbours_the_order_of_one_leg_is_kept(leg: dict[int, float]) 
             if leg[a] > leg[b]:
                 assert fused[a] >= fused[b]
     assert all(0.0 <= value <= 1.0 for value in fused.values())
+
+
+def test_a_memory_of_the_group_that_matched_outranks_an_equal_one_elsewhere() -> None:
+    # 11 and 20 match the same; 11 shares its session with 10, the clear match.
+    leg = {10: 5.0, 11: 1.0, 20: 1.0}
+    plain = fusion.combine([leg])
+    assert plain[11] == plain[20]
+    grouped = fusion.combine([leg], groups={10: "session 1", 11: "session 1", 20: "session 2"})
+    assert grouped[11] > grouped[20]
+    assert grouped[10] == max(grouped.values())
+
+
+@given(
+    st.dictionaries(st.integers(0, 50), st.floats(0.0, 100.0), min_size=1, max_size=20),
+)
+def test_within_one_group_the_order_of_one_leg_is_kept(leg: dict[int, float]) -> None:
+    fused = fusion.combine([leg], groups=dict.fromkeys(leg, "one document"))
+    for a in leg:
+        for b in leg:
+            if leg[a] > leg[b]:
+                assert fused[a] >= fused[b]

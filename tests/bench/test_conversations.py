@@ -95,9 +95,27 @@ def test_summary_means_per_category_and_counts_full_recall_at_10() -> None:
         "r@10": 0.25,
         "r@20": 0.5,
         "full_recall@10": 0.0,
+        "short_share@10": 0.0,
         "n": 2,
     }
     assert summary["by_category"]["temporal"] == {"n": 0}
+
+
+def test_the_short_share_counts_the_top_10_memories_holding_only_short_turns() -> None:
+    texts = {
+        "D1:1": "Ha, nice!",
+        "D1:2": "We played charades and two other board games",
+        "D1:3": "I started pottery classes at the studio near work",
+    }
+    turns = [locomo.Turn(i, "Ines", "1 May, 2023", text, None) for i, text in texts.items()]
+    short = locomo.short_turns(turns)
+    assert short == {"D1:1", "D1:2"}  # eight words is still short
+    holds = {"m1": {"D1:1"}, "m2": {"D1:1", "D1:3"}, "m3": {"D1:3"}}
+    question = locomo.Question(0, "q", 4, frozenset({"D1:3"}))
+    # m1 is all short, m2 holds a substantive turn too, "x" holds none and is not counted.
+    scored = locomo.score("c", question, ["m1", "x", "m2", "m3"], holds, short)
+    assert scored.short_share == pytest.approx(1 / 3)
+    assert locomo.score("c", question, ["x"], holds, short).short_share == 0.0
 
 
 def test_bm25_scores_as_okapi_with_the_non_negative_idf() -> None:
