@@ -54,7 +54,8 @@ def probe(spec: dict[str, Any]) -> dict[str, Any]:
     out["index_rows"] = len(service._space.index or ())
     out["size_after_open"] = vault_bytes(path)
     queries: list[str] = spec["queries"]
-    out["search"] = _searches(service, queries)
+    out["search"] = _searches(service, queries, "balanced")
+    out["search_fast"] = _searches(service, queries, "fast")
     out["memory_after_search"] = memory_mb()
     out["write"] = _writes(service, embedder, spec["writes"])
     out["size_after_writes"] = vault_bytes(path)
@@ -65,24 +66,24 @@ def probe(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _searches(service: MemoryService, queries: list[str]) -> dict[str, Any]:
+def _searches(service: MemoryService, queries: list[str], profile: str) -> dict[str, Any]:
     start = time.perf_counter()
-    service.search(queries[0], scopes=SCOPES, limit=LIMIT)
+    service.search(queries[0], scopes=SCOPES, limit=LIMIT, profile=profile)
     first = time.perf_counter() - start
     for query in queries[:WARMUP]:
-        service.search(query, scopes=SCOPES, limit=LIMIT)
+        service.search(query, scopes=SCOPES, limit=LIMIT, profile=profile)
     times: list[float] = []
     cpu: list[float] = []
     empty = 0
     vector_on = True
     for query in queries:
         start, start_cpu = time.perf_counter(), time.process_time()
-        response = service.search(query, scopes=SCOPES, limit=LIMIT)
+        response = service.search(query, scopes=SCOPES, limit=LIMIT, profile=profile)
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
         empty += not response.results
         vector_on &= response.vector_search
-    print(f"    searched {len(queries)} queries", file=sys.stderr, flush=True)
+    print(f"    searched {len(queries)} queries ({profile})", file=sys.stderr, flush=True)
     return {
         **summary(times),
         "cpu": summary(cpu),  # process CPU time: above wall time when numpy uses 2 threads

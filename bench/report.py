@@ -13,9 +13,12 @@ RESULTS = Path(__file__).resolve().parent / "results"
 MB = 1024 * 1024
 
 
-def search_target_ms(count: int) -> float:
-    """Search p95 targets: 15 ms up to 10k memories, 25 ms up to 100k (and beyond)."""
-    return 15.0 if count <= 10_000 else 25.0
+def search_target_ms(count: int, profile: str = "fast") -> float:
+    """Search p95 targets (without the query's embedding): the fast profile 15 ms up to 10k
+    memories, 25 ms up to 100k (and beyond); the balanced (default) profile 40 ms at 100k."""
+    if profile == "fast":
+        return 15.0 if count <= 10_000 else 25.0
+    return 24.0 if count <= 10_000 else 40.0
 
 
 OPEN_TARGET_S = 2.0  # at 100k; a smaller vault must open at least as fast
@@ -27,7 +30,8 @@ SERVER_SEARCH_TARGET_MS = 50.0  # search p95 through the graph server, 8 clients
 
 def targets(count: int) -> dict[str, float]:
     return {
-        "search_p95_ms": search_target_ms(count),
+        "search_p95_ms": search_target_ms(count, "balanced"),
+        "search_fast_p95_ms": search_target_ms(count, "fast"),
         "open_to_ready_s": OPEN_TARGET_S,
         "server_search_p95_ms": SERVER_SEARCH_TARGET_MS,
     }
@@ -86,9 +90,14 @@ Row = tuple[str, Callable[[int, dict[str, Any]], str], str]
 
 
 def _rows() -> list[Row]:
-    def search_p95(n: int, s: dict[str, Any]) -> str:
-        value = s["probe"]["search"]["p95_ms"]
-        return f"{value:.2f} {_verdict(value, search_target_ms(n))}"
+    def search_p95(key: str, profile: str) -> Callable[[int, dict[str, Any]], str]:
+        def cell(n: int, s: dict[str, Any]) -> str:
+            if key not in s["probe"]:
+                return "-"
+            value = s["probe"][key]["p95_ms"]
+            return f"{value:.2f} {_verdict(value, search_target_ms(n, profile))}"
+
+        return cell
 
     def write_plain(n: int, s: dict[str, Any]) -> str:
         plain = s["probe"]["write"]["without_embedding"]
@@ -116,7 +125,8 @@ def _rows() -> list[Row]:
         ("  real model load s (beside it)", open_leg("model_load_s"), ""),
         ("first search ms", lambda n, s: f"{s['probe']['search']['first_ms']:.1f}", ""),
         ("search p50 ms", lambda n, s: f"{s['probe']['search']['p50_ms']:.2f}", ""),
-        ("search p95 ms", search_p95, "<= 15 (10k), 25 (100k)"),
+        ("search p95 ms (balanced, default)", search_p95("search", "balanced"), "<= 40 (100k)"),
+        ("search p95 ms (fast)", search_p95("search_fast", "fast"), "<= 15 (10k), 25 (100k)"),
         ("  CPU time p50 / p95 ms", lambda n, s: _pair(s["probe"]["search"]["cpu"]), ""),
         ("window: on screen p50 / p95 ms", on_screen, "p95 <= 150 (real query embedding)"),
         ("write p50 / p95 ms", lambda n, s: _pair(s["probe"]["write"]), ""),
