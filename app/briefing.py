@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from cairn.app import feedback
+from cairn.app.dedup import feedback
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import Briefing
 from cairn.app.packs import Pack

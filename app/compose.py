@@ -15,9 +15,9 @@ import platformdirs
 
 from cairn.app import receipts, sentinel
 from cairn.app.clock import now_iso
-from cairn.app.embedder import Embedder, default_embedder
-from cairn.app.embeddings import EmbeddingSpace
-from cairn.app.extraction import ExtractionSettings
+from cairn.app.embedding_model import Embedder, default_embedder
+from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.service import MemoryService
 from cairn.storage import records

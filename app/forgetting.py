@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cairn.app import receipts
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import NodeNotFound
 from cairn.storage import forget_rows, graph_rows
 from cairn.storage.errors import VaultBusy

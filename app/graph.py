@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cairn.app import feedback
+from cairn.app.dedup import feedback
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.models import (
     ALL_STATUSES,

@@ -13,7 +13,7 @@ from typing import Any
 
 from cairn.app import receipts
 from cairn.app.clock import now_iso
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.models import History, HistoryEntry
 from cairn.app.packs import Pack

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cairn.app import feedback, gate, resolver
 from cairn.app.clock import new_id, now_iso, utc_stamp
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.dedup import feedback, gate, resolver
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.packs import Pack
 from cairn.app.retention import Retention, candidate_of

@@ -25,10 +25,10 @@ import numpy as np
 from cairn.app import fusion
 from cairn.app import settings as memory_settings
 from cairn.app.clock import utc_stamp
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.dedup.statements import occasions
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
-from cairn.app.statements import occasions
 from cairn.storage import dedup_rows, fulltext, graph_rows
 from cairn.storage.vault import Vault
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from cairn.app import receipts
 from cairn.app.clock import now_iso
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
 from cairn.app.models import GetResponse, Node, ReviewItem, WriteResult
 from cairn.app.packs import Pack

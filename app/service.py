@@ -13,18 +13,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.app import backup as copies
-from cairn.app import briefing, forgetting, graph, graph_data, graph_export, receipts, retrieval
+from cairn.app import backups, briefing, forgetting, graph, receipts, retrieval
 from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope
-from cairn.app.extraction import ExtractionSettings
+from cairn.app.graphview import data, export
 from cairn.app.history import HistoryKeeper
 from cairn.app.inbox import Inbox
-from cairn.app.ingest_process import ApartRuns
-from cairn.app.ingest_report import CancelToken, IngestReport, ProgressSink
-from cairn.app.ingestion import Ingestor
+from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.pipeline import Ingestor
+from cairn.app.ingestion.process import ApartRuns
+from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
 from cairn.app.models import (
     ALL_STATUSES,
     Briefing,
@@ -402,10 +402,10 @@ class MemoryService:
             receipts.audit(rows) if expected is None else receipts.verify_against(rows, *expected)
         )
 
-    def backup(self, dest: Path | str, *, overwrite: bool = False) -> copies.CopyResult:
+    def backup(self, dest: Path | str, *, overwrite: bool = False) -> backups.CopyResult:
         """A consistent encrypted copy of the vault at ``dest`` while it stays open, checked
         before it takes its name (see ``app.backup``)."""
-        return copies.backup(self.vault, Path(dest), overwrite=overwrite)
+        return backups.backup(self.vault, Path(dest), overwrite=overwrite)
 
     def change_passphrase(self, new_passphrase: str) -> None:
         if not new_passphrase:
@@ -442,15 +442,15 @@ class MemoryService:
         node_id: str,
         *,
         scopes: Sequence[str],
-        depth: int = graph_data.EGO_DEPTH,
+        depth: int = data.EGO_DEPTH,
         node_types: Sequence[str] | None = None,
         edge_layers: Sequence[str] | None = None,
         expanded: Sequence[str] = (),
-    ) -> graph_data.ViewGraph:
+    ) -> data.ViewGraph:
         """A memory and what it reaches in ``depth`` steps, plus the neighbours of each of
         ``expanded``, laid out (positions cached in the vault). ``None``: every type/layer."""
-        chosen = graph_data.GraphFilter.of(node_types, edge_layers, linked_only=False)
-        return graph_data.ego(
+        chosen = data.GraphFilter.of(node_types, edge_layers, linked_only=False)
+        return data.ego(
             self.vault,
             self.pack,
             node_id,
@@ -463,7 +463,7 @@ class MemoryService:
     def graph_export(self, *, scopes: Sequence[str]) -> Any:
         """Every visible memory of ``scopes`` and their edges as a networkx MultiDiGraph,
         read only (no layout is made or cached): the graph server's export."""
-        return graph_export.whole(self.vault, self._scopes(scopes))
+        return export.whole(self.vault, self._scopes(scopes))
 
     def graph_overview(
         self,
@@ -472,12 +472,12 @@ class MemoryService:
         node_types: Sequence[str] | None = None,
         edge_layers: Sequence[str] | None = None,
         linked_only: bool = False,
-        cap: int = graph_data.OVERVIEW_NODE_CAP,
-    ) -> graph_data.ViewGraph | graph_data.TooManyNodes:
+        cap: int = data.OVERVIEW_NODE_CAP,
+    ) -> data.ViewGraph | data.TooManyNodes:
         """Every visible memory the filters keep, laid out and coloured by community; above
         ``cap`` memories, how many there are instead (never a silent sample)."""
-        chosen = graph_data.GraphFilter.of(node_types, edge_layers, linked_only=linked_only)
-        return graph_data.overview(self.vault, self.pack, self._scopes(scopes), chosen, cap=cap)
+        chosen = data.GraphFilter.of(node_types, edge_layers, linked_only=linked_only)
+        return data.overview(self.vault, self.pack, self._scopes(scopes), chosen, cap=cap)
 
 
 def _listed(scopes: Sequence[str]) -> list[str]:

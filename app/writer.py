@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cairn.app import feedback, gate, receipts, resolver
+from cairn.app import receipts
 from cairn.app import settings as memory_settings
 from cairn.app.clock import new_id, now_iso, utc_stamp
-from cairn.app.embeddings import EmbeddingSpace
+from cairn.app.dedup import feedback, gate, resolver
+from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
 from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
 from cairn.app.nodes import Draft, NewMemory, NodeStore, attrs_json, merge_attrs

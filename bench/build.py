@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench import corpus
 from cairn.app import compose
-from cairn.app.embedder import Embedder
+from cairn.app.embedding_model import Embedder
 
 PASSPHRASE = "bench: correct horse battery staple"
 SCOPES = ("personal", "work", "research")

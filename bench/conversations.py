@@ -42,7 +42,7 @@ from bench.build import PASSPHRASE
 from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
 from cairn.app import compose, fusion, retrieval
-from cairn.app.embedder import MiniLMEmbedder, default_embedder
+from cairn.app.embedding_model import MiniLMEmbedder, default_embedder
 from cairn.app.service import MemoryService
 from cairn.app.text import searchable_text
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn.app.embedder import MiniLMEmbedder
-from cairn.app.statements import contradiction, jaccard, word_set
+from cairn.app.dedup.statements import contradiction, jaccard, word_set
+from cairn.app.embedding_model import MiniLMEmbedder
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "dedup_pairs.json"
 # The defaults of DESIGN §4 (per-vault settings in the app).
@@ -70,7 +70,8 @@ class Measured:
 
     @property
     def outcome(self) -> str:
-        """The gate's rule (app/gate.py ``decide``) for a pair whose best candidate is the other."""
+        """The gate's rule (``dedup/gate.py`` ``decide``) for a pair whose best candidate is the
+        other."""
         if self.cosine < LOW:
             return "inserted"
         if self.cosine < HIGH:

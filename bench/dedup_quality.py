@@ -89,7 +89,7 @@ def render(table: dict[str, Counter[str]]) -> str:
 
 
 def main() -> dict[str, Any]:
-    from cairn.app import compose  # the model loads only when the bench runs
+    from cairn.app import compose
 
     pairs = load_pairs()
     with tempfile.TemporaryDirectory(prefix="cairn-dedup-") as folder:

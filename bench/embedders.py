@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from cairn.app.embedder import Embedder
+from cairn.app.embedding_model import Embedder
 
 RANDOM_IDENTITY = "bench/random-unit/384"
 DIM = 384

@@ -1,7 +1,7 @@
 """The graph line: how fast the graph view lays out and draws (``make bench``, or alone with
 ``python -m bench.run --only-graph``).
 
-1. Layout alone (``graph_layout.layout``) on synthetic vault-like graphs of 2,000 and 20,000
+1. Layout alone (``graphview.layout.layout``) on synthetic vault-like graphs of 2,000 and 20,000
    nodes (communities of power-law sizes around a few hub entities, about 3 edges per node, 5%
    unlinked): the median of 3 fresh layouts. Target: 2,000 nodes within 1 s.
 2. The 20,000-node overview end to end, in a real vault (nodes and edges inserted directly, the
@@ -29,8 +29,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from bench.embedders import RandomEmbedder
 from bench.measure import load_average
-from cairn.app import compose, graph_layout
+from cairn.app import compose
 from cairn.app.clock import new_id, now_iso
+from cairn.app.graphview import layout
 from cairn.storage import graph_rows
 
 SIZES = (2_000, 20_000)
@@ -81,11 +82,11 @@ def synthetic(count: int, seed: int = 0) -> tuple[list[int], list[tuple[int, int
 
 def layout_times(count: int) -> dict[str, Any]:
     _, typed = synthetic(count)
-    edges = graph_layout.edge_array([(s, d) for s, d, _ in typed])
+    edges = layout.edge_array([(s, d) for s, d, _ in typed])
     seconds = []
     for _ in range(RUNS):
         started = time.perf_counter()
-        graph_layout.layout(count, edges)
+        layout.layout(count, edges)
         seconds.append(time.perf_counter() - started)
     return {
         "nodes": count,
@@ -125,7 +126,7 @@ def overview_line(root: Path, count: int) -> dict[str, Any]:
     from PySide6.QtCore import QSize
     from PySide6.QtWidgets import QApplication
 
-    from cairn.app.graph_data import ViewGraph
+    from cairn.app.graphview.data import ViewGraph
     from cairn.ui.graph_canvas import GraphCanvas
     from cairn.ui.graph_scene import build_picture
 

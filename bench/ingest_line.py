@@ -34,7 +34,7 @@ import numpy.typing as npt
 from bench.corpus import PROJECT_ROOT
 from bench.embedders import TimedEmbedder
 from bench.measure import load_average
-from cairn.app.ingest_report import IngestProgress
+from cairn.app.ingestion.report import IngestProgress
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
@@ -245,7 +245,7 @@ def mixed_folder(folder: Path) -> Path:
 
 def end_to_end(root: Path) -> dict[str, Any]:
     from cairn.app import compose
-    from cairn.app.embedder import MiniLMEmbedder
+    from cairn.app.embedding_model import MiniLMEmbedder
 
     for needed in (FOAM, DOCX, HTML):
         if not needed.is_dir():

@@ -37,7 +37,7 @@ from bench.ir_metrics import evaluate, ndcg_at_k
 from bench.measure import load_average, machine, summary
 from cairn.app import compose, receipts, retrieval
 from cairn.app.clock import new_id, now_iso
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.app.text import searchable_text
 from cairn.storage import fulltext, graph_rows

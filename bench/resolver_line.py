@@ -21,7 +21,8 @@ from typing import Any
 
 from bench.embedders import RandomEmbedder, TimedEmbedder
 from bench.measure import summary
-from cairn.app import compose, resolver
+from cairn.app import compose
+from cairn.app.dedup import resolver
 
 PASSPHRASE = "bench: resolver line"
 CHUNK = 10_000

@@ -41,8 +41,8 @@ from bench import corpus
 from bench.embedders import ModelCostEmbedder
 from bench.measure import answer_spec, load_average, memory_mb, summary
 from cairn.app import compose
-from cairn.app.embedder import serving_embedder
-from cairn.app.server import GraphServer, ServeOptions
+from cairn.app.embedding_model import serving_embedder
+from cairn.app.server.http_server import GraphServer, ServeOptions
 
 CLIENTS = 8
 REQUESTS = 1_000  # measured requests in all, across the clients

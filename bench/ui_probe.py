@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 from bench.embedders import ModelCostEmbedder
 from bench.measure import answer_spec, summary
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.ui import search_panel, ui_thread_gc
 from cairn.ui.session import Session
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cairn.app.gate import POSSIBLE_CONTRADICTION
+from cairn.app.dedup.gate import POSSIBLE_CONTRADICTION
 from cairn.app.models import VISIBLE_STATUSES, WriteResult
 from cairn.app.service import MemoryService
 

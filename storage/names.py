@@ -1,6 +1,6 @@
 """The entity name index: normalised names and their one-slip variants, kept beside the nodes.
 
-The app decides what a name normalises to and which variants it has (``cairn.app.resolver``);
+The app decides what a name normalises to and which variants it has (``cairn.app.dedup.resolver``);
 this module stores them and answers two lookups, both by key and never by a scan, so the cost
 of resolving a name stays flat as the vault grows:
 

@@ -42,7 +42,8 @@ def test_the_embedder_keeps_onnxruntime_from_phoning_home(tmp_path: Path) -> Non
     env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
     env.pop("ORT_DISABLE_TELEMETRY", None)
     code = (
-        "from cairn.app.embedder import default_embedder\ndefault_embedder().embed(['a memory'])\n"
+        "from cairn.app.embedding_model import default_embedder\n"
+        "default_embedder().embed(['a memory'])\n"
     )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
     assert list(home.iterdir()) == []

@@ -62,7 +62,7 @@ def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
     assert expected - names == set()
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "cairn = cairn.app.cli:main" in text
+    assert "cairn = cairn.app.cli.main:main" in text
     assert "cairn-desktop = cairn.ui.main:main" in text
 
 
@@ -91,7 +91,7 @@ def test_the_installed_wheel_runs_without_the_source_tree(wheel: Path, tmp_path:
         "PYTHONPATH": os.pathsep.join([str(target), sysconfig.get_paths()["purelib"]]),
     }
     code = (
-        "import cairn.app, sys; from cairn.app.cli import main; "
+        "import cairn.app, sys; from cairn.app.cli.main import main; "
         "print(cairn.app.__file__, file=sys.stderr); sys.exit(main(['demo']))"
     )
     done = subprocess.run(

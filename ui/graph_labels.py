@@ -23,7 +23,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 
-from cairn.app.graph_data import ViewGraph
+from cairn.app.graphview.data import ViewGraph
 
 LABEL_CHARS = 28
 GAP_PX = 4.0  # room kept between two titles, so they read as two

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.graph_data import OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
+from cairn.app.graphview.data import OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
 from cairn.app.service import MemoryService
 from cairn.ui.graph_labels import Labels, LabelStyle, elided, measure
 from cairn.ui.graph_tiles import TILES_PER_SIDE, Tile, edge_pen, node_pen, preview, tiles

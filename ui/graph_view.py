@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.graph_data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes
+from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes
 from cairn.app.packs import LAYERS
 from cairn.app.service import MemoryService
 from cairn.ui.graph_canvas import ZOOM_STEP, GraphCanvas
@@ -56,7 +56,7 @@ class GraphView(QWidget):
         self.expanded: tuple[str, ...] = ()
         self.picture: Picture | None = None
         self.last_handoff_ms = 0.0  # UI-thread time of the last picture swap
-        self.node_cap = OVERVIEW_NODE_CAP  # the overview's, documented in app/graph_data.py
+        self.node_cap = OVERVIEW_NODE_CAP  # the overview's, documented in app/graphview/data.py
         self._generation = 0
         self._shown_request: Request | None = None
         self._opened_here: str | None = None

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.ingest_report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.service import MemoryService
 from cairn.ui.ingest_rows import EarlierFailures, FileList, human_size, summarize
 from cairn.ui.owned_calls import call_in_worker

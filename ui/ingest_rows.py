@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from cairn.app.ingest_report import IngestReport
+from cairn.app.ingestion.report import IngestReport
 
 # A row's state code and the words shown for it.
 ROW_WORDS = {

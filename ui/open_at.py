@@ -21,7 +21,7 @@ from urllib.parse import quote
 from PySide6.QtCore import QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 
-from cairn.app.extraction import source_path
+from cairn.app.ingestion.extraction import source_path
 
 Which = Callable[[str], str | None]  # shutil.which: a program's path, or None
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from cairn.app import compose
-from cairn.app.server import DEFAULT_PORT
+from cairn.app.server.http_server import DEFAULT_PORT
 
 RECENT_VAULT_LIMIT = 8
 DEFAULT_AUTOLOCK_MINUTES = 10

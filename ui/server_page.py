@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.server_control import MAX_PORT, MIN_PORT, WINDOW_HOST
+from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST
 from cairn.app.service import MemoryService
 from cairn.app.tokens import NAME_MAX, Token
 from cairn.ui.notify import NoticeLabel

@@ -16,7 +16,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from cairn.app.errors import CairnError
-from cairn.app.server_control import ServerControl, ServerState
+from cairn.app.server.control import ServerControl, ServerState
 from cairn.app.service import MemoryService
 from cairn.app.tokens import Token
 from cairn.ui.owned_calls import call_in_worker

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app import extraction
 from cairn.app.errors import CairnError
+from cairn.app.ingestion import extraction
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.preferences import Preferences
 

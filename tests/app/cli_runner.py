@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app.cli import main
+from cairn.app.cli.main import main
 from cairn.app.service import MemoryService
 from tests.conftest import PASSPHRASE
 

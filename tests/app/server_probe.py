@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from cairn.app.server import GraphServer, ServeOptions
+from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.conftest import PASSPHRASE
 

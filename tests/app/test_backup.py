@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app import backup, compose
-from cairn.app.cli import main
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app import backups, compose
+from cairn.app.cli.main import main
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope
 from cairn.app.models import ALL_STATUSES
 from cairn.app.service import MemoryService
@@ -140,7 +140,7 @@ def test_a_backup_taken_while_another_connection_writes_holds_one_commits_state(
     assert failures == []
     assert result.report.ok
     copy = Path(result.path)
-    assert backup.verify_copy(copy, PASSPHRASE).ok
+    assert backups.verify_copy(copy, PASSPHRASE).ok
     titles = _titles(copy)
     # Every memory committed before the backup began, and then a gap-free run: one commit's state.
     assert titles == [f"Entry {i:04d}" for i in range(len(titles))]

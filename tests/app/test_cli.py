@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app.cli import main
+from cairn.app.cli.main import main
 from tests.conftest import PASSPHRASE
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from cairn.app import compose
-from cairn.app.cli import main
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.cli.main import main
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.app.settings import SETTINGS
 from tests.conftest import PASSPHRASE

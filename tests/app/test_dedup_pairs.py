@@ -15,7 +15,7 @@ import pytest
 
 from bench.dedup_quality import CONTRADICTIONS, caught_rate, confusion, load_pairs, run_pairs
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from tests.conftest import PASSPHRASE
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app import compose, doctor_qt, embedder
-from cairn.app.cli import main
+from cairn.app import compose, embedding_model
+from cairn.app.cli.main import main
+from cairn.app.doctor import qt
 from cairn.ingest import whisper_model
 from tests.conftest import PASSPHRASE, damaged_whisper_source
 
@@ -56,7 +57,7 @@ def test_every_check_passes_on_this_machine(capsys: pytest.CaptureFixture[str]) 
     assert "SQLCipher 4." in findings["sqlcipher"]["detail"]
     assert "kdf_iter=256000" in findings["sqlcipher"]["detail"]
     assert "eng" in findings["tesseract"]["detail"] and "osd" in findings["tesseract"]["detail"]
-    assert embedder.MODEL_SHA256[:8] in findings["embedder"]["detail"]
+    assert embedding_model.MODEL_SHA256[:8] in findings["embedder"]["detail"]
     # Doctor writes nothing: the data dir is still not there, no Whisper model was joined.
     assert not compose.Config.from_environment().data_dir.exists()
 
@@ -144,14 +145,14 @@ def test_the_vault_file_mode_is_checked_without_opening_it(
 
 
 def test_a_damaged_tokenizer_copy_fails_the_hash_check(tmp_path: Path) -> None:
-    good = embedder.checked_files()
+    good = embedding_model.checked_files()
     damaged = tmp_path / "tokenizer.json"
     data = bytearray(good.tokenizer.read_bytes())
     data[len(data) // 2] ^= 0x01
     damaged.write_bytes(bytes(data))
-    with pytest.raises(embedder.ModelCorrupt, match="make install"):
-        embedder.checked_files(tokenizer_path=damaged)
-    assert embedder.checked_files(tokenizer_path=damaged, verify=False).identity.endswith(
+    with pytest.raises(embedding_model.ModelCorrupt, match="make install"):
+        embedding_model.checked_files(tokenizer_path=damaged)
+    assert embedding_model.checked_files(tokenizer_path=damaged, verify=False).identity.endswith(
         hashlib.sha256(bytes(data)).hexdigest()[:8]
     )
 
@@ -161,20 +162,20 @@ def test_a_bundle_whose_qt_libraries_are_missing_says_reinstall(
 ) -> None:
     """A frozen build looks in its own folder; a platform plugin copied there without Qt's
     libraries beside it cannot load, and ldd says which are missing."""
-    installed = doctor_qt.plugins_dir()
+    installed = qt.plugins_dir()
     assert installed is not None
     platforms = tmp_path / "bundle" / "PySide6" / "Qt" / "plugins" / "platforms"
     platforms.mkdir(parents=True)
-    shutil.copy(installed / "platforms" / doctor_qt.XCB, platforms)
+    shutil.copy(installed / "platforms" / qt.XCB, platforms)
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path / "bundle"), raising=False)
-    assert doctor_qt.plugins_dir() == platforms.parent
-    finding = doctor_qt.check_qt_plugins()
+    assert qt.plugins_dir() == platforms.parent
+    finding = qt.check_qt_plugins()
     assert finding.status == "fail"
     assert "libQt6XcbQpa.so.6" in finding.detail
     assert "Reinstall Cairn" in finding.advice
-    (platforms / doctor_qt.XCB).unlink()
-    finding = doctor_qt.check_qt_plugins()
+    (platforms / qt.XCB).unlink()
+    finding = qt.check_qt_plugins()
     assert finding.status == "fail" and "cannot open" in finding.detail
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cairn.app.embedder import (
+from cairn.app.embedding_model import (
     DIM,
     Embedder,
     MiniLMEmbedder,

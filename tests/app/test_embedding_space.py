@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from tests.conftest import PASSPHRASE
 
 ALL = ["personal"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app.extraction import ExtractionSettings, ExtractionWorker, Stopped, kind_of
+from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped, kind_of
 from cairn.ingest.document import ExtractionError
 
 

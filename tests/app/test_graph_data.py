@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cairn.app.errors import InvalidRequest, NodeNotFound
-from cairn.app.graph_data import TooManyNodes, ViewGraph
+from cairn.app.graphview.data import TooManyNodes, ViewGraph
 from cairn.app.service import MemoryService
 from tests.app.test_review_queue import KEY, KEY_REWORDED
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.cli import main
-from cairn.app.embedder import MiniLMEmbedder
-from cairn.app.ingest_report import IngestReport
+from cairn.app.cli.main import main
+from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.ingestion.report import IngestReport
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import CORPUS, PASSPHRASE

@@ -33,8 +33,8 @@ from typing import Any
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
-from cairn.app.ingest_store import UNFINISHED
+from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.ingestion.store import UNFINISHED
 from cairn.app.service import MemoryService
 from cairn.storage import sentinel
 from tests.app import ingest_files as files

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from tests.conftest import PASSPHRASE
 
 

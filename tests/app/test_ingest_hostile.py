@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
-from cairn.app.ingest_report import IngestProgress
+from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.ingestion.report import IngestProgress
 from cairn.app.service import MemoryService
 from tests.app import hostile_files as hostile
 from tests.app import ingest_files as files
@@ -200,7 +200,7 @@ def test_a_long_document_is_written_in_parts_and_a_stopped_one_is_finished_by_a_
 ) -> None:
     note = tmp_path / "journal.md"
     note.write_text(files.sectioned_markdown("journal", 700), encoding="utf-8")
-    from cairn.app.ingest_report import CancelToken
+    from cairn.app.ingestion.report import CancelToken
 
     cancel = CancelToken()
     writes = []

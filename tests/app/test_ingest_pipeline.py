@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
-from cairn.app.extraction import ExtractionSettings
-from cairn.app.ingest_report import CancelToken, IngestProgress, IngestReport
+from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE

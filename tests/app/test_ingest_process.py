@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
-from cairn.app.ingest_process import IngestStopped
-from cairn.app.ingest_report import CancelToken, IngestProgress
+from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.ingestion.process import IngestStopped
+from cairn.app.ingestion.report import CancelToken, IngestProgress
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from cairn.app import likeness
+from cairn.app.dedup import likeness
 from cairn.app.service import MemoryService
 from cairn.app.text import searchable_text
 

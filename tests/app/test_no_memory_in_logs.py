@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.cli import main
+from cairn.app.cli.main import main
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 

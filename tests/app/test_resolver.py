@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.app import resolver
-from cairn.app.resolver import (
+from cairn.app.dedup import resolver
+from cairn.app.dedup.resolver import (
     index_entries,
     initials,
     lookup,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows, graph_rows

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest
 from cairn.app.service import MemoryService
 from tests.conftest import PASSPHRASE

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from cairn.app import tokens
-from cairn.app.cli import main
-from cairn.app.server import GraphServer, ServeOptions, ServerRefused
+from cairn.app.cli.main import main
+from cairn.app.server.http_server import GraphServer, ServeOptions, ServerRefused
 from cairn.app.service import MemoryService
 from tests.app.server_probe import running, serve_child
 from tests.conftest import PASSPHRASE

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from cairn.app.errors import InvalidRequest
-from cairn.app.server_control import ServerControl
+from cairn.app.server.control import ServerControl
 from cairn.app.service import MemoryService
 from tests.app.server_probe import HOST, free_port, get, refused
 

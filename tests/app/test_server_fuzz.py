@@ -21,7 +21,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema
 
-from cairn.app.server import GraphServer, ServeOptions
+from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app.server_probe import running
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from cairn.app import server as server_module
-from cairn.app.server import GraphServer, ServeOptions
+from cairn.app.server import http_server as server_module
+from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app.server_probe import running
 

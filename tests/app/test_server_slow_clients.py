@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app.server import GraphServer, ServeOptions
+from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app.server_probe import HOST, running, serve_child
 

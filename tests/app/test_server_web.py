@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app import server_web
-from cairn.app.server import GraphServer, ServeOptions
+from cairn.app.server import graph_page
+from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app import server_probe
 from tests.app.test_server import Vault, ask
@@ -138,7 +138,7 @@ def test_the_script_draws_the_graph_around_the_top_hit(
 
 def _draw(server: GraphServer, token: str, query: str, *, depth: int) -> dict[str, object]:
     base = f"http://127.0.0.1:{server.port}"
-    script = server_web.asset("/v1/view.js").body.decode()
+    script = graph_page.asset("/v1/view.js").body.decode()
     run = subprocess.run(
         ["node", str(HARNESS), base, token, query, str(depth)],
         input=script,

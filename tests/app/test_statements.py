@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.app.anchors import anchors, share_anchors
-from cairn.app.statements import contradiction, jaccard, word_set
+from cairn.app.dedup.anchors import anchors, share_anchors
+from cairn.app.dedup.statements import contradiction, jaccard, word_set
 
 PAIRS = Path(__file__).resolve().parent.parent / "data" / "dedup_pairs.json"
 MINIMUM_PER_KIND = {

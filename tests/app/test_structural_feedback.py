@@ -3,7 +3,7 @@ tag anchoring and status vocabulary (real vault, real model)."""
 
 from __future__ import annotations
 
-from cairn.app import feedback
+from cairn.app.dedup import feedback
 from cairn.app.service import MemoryService
 
 ALL = ["personal"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app.cli import main
+from cairn.app.cli.main import main
 from cairn.app.errors import InboxItemNotFound, InvalidRequest, UnknownScope
 from cairn.app.service import MemoryService
 from tests.conftest import PASSPHRASE

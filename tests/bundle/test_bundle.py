@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from cairn.app import cli
+from cairn.app.cli import main
 from tests.conftest import CORPUS, PROJECT_ROOT
 
 BUNDLE = PROJECT_ROOT / "dist" / "cairn"
@@ -44,7 +44,7 @@ needs_bundle = pytest.mark.skipif(
 
 
 def test_the_version_the_cli_prints_is_the_package_version() -> None:
-    assert importlib.metadata.version("cairn") == cli.VERSION
+    assert importlib.metadata.version("cairn") == main.VERSION
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from cairn.ingest import textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
-from cairn.ingest.vault import LinkPlan, Vault, detect, link_edges, open_vault
+from cairn.ingest.notes_folder import LinkPlan, Vault, detect, link_edges, open_vault
 
 LOGSEQ_DOCS = "06_pkm/logseq_docs"
 FOAM_DOCS = "06_pkm/foam_docs"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.storage import backup, schema, sentinel
+from cairn.storage import schema, sentinel, vault_copies
 from cairn.storage.errors import (
     RowRejected,
     TargetExists,
@@ -40,12 +40,12 @@ def vault(vault_path: Path) -> Vault:
 
 
 def _backup(vault: Vault, dest: Path, *, overwrite: bool = False) -> None:
-    with backup.staged(dest, overwrite=overwrite) as stage:
-        backup.copy_vault(vault, stage)
+    with vault_copies.staged(dest, overwrite=overwrite) as stage:
+        vault_copies.copy_vault(vault, stage)
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if backup.PARTIAL_SUFFIX in p.name)
+    return sorted(p.name for p in folder.iterdir() if vault_copies.PARTIAL_SUFFIX in p.name)
 
 
 def test_the_copy_is_encrypted_with_the_vaults_salt_and_opens_with_the_passphrase(
@@ -72,15 +72,18 @@ def test_checking_a_copy_changes_none_of_its_bytes(vault: Vault, tmp_path: Path)
     dest = tmp_path / "copy.cairn"
     _backup(vault, dest)
     before = dest.read_bytes()
-    key = backup.key_for(dest, PASSPHRASE)
-    with backup.open_copy(dest, key) as conn:
-        assert backup.integrity_problems(conn) == []
+    key = vault_copies.key_for(dest, PASSPHRASE)
+    with vault_copies.open_copy(dest, key) as conn:
+        assert vault_copies.integrity_problems(conn) == []
     # Read-only: a write is refused, not made.
-    with pytest.raises(VaultError, match="readonly"), backup.open_copy(dest, key) as conn:
+    with pytest.raises(VaultError, match="readonly"), vault_copies.open_copy(dest, key) as conn:
         conn.execute("INSERT INTO settings(key, value) VALUES ('x', '1')")
     assert dest.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("copy")) == [dest.name]
-    with pytest.raises(WrongPassphrase), backup.open_copy(dest, backup.key_for(dest, "wrong")):
+    with (
+        pytest.raises(WrongPassphrase),
+        vault_copies.open_copy(dest, vault_copies.key_for(dest, "wrong")),
+    ):
         pass
 
 
@@ -111,14 +114,15 @@ def test_an_unwritable_folder_gives_a_clear_message(vault: Vault, tmp_path: Path
         f"""
         import sys
         from pathlib import Path
-        from cairn.storage import backup
+        from cairn.storage import vault_copies
         from cairn.storage.errors import CopyFailed
         from cairn.storage.vault import Vault
 
+        copy = Path({str(folder / "copy.cairn")!r})
         with Vault.open(Path({str(vault.path)!r}), {PASSPHRASE!r}) as vault:
             try:
-                with backup.staged(Path({str(folder / "copy.cairn")!r}), overwrite=False) as stage:
-                    backup.copy_vault(vault, stage)
+                with vault_copies.staged(copy, overwrite=False) as stage:
+                    vault_copies.copy_vault(vault, stage)
             except CopyFailed as error:
                 print(error)
                 sys.exit(3)
@@ -146,7 +150,7 @@ def test_a_write_that_fails_part_way_leaves_no_partial_file(vault: Vault, tmp_pa
         f"""
         import resource, signal, sys
         from pathlib import Path
-        from cairn.storage import backup
+        from cairn.storage import vault_copies
         from cairn.storage.errors import CopyFailed
         from cairn.storage.vault import Vault
 
@@ -155,8 +159,8 @@ def test_a_write_that_fails_part_way_leaves_no_partial_file(vault: Vault, tmp_pa
         soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, hard))
         try:
-            with backup.staged(Path({str(dest)!r}), overwrite=False) as stage:
-                backup.copy_vault(vault, stage)
+            with vault_copies.staged(Path({str(dest)!r}), overwrite=False) as stage:
+                vault_copies.copy_vault(vault, stage)
         except CopyFailed as error:
             print(error)
             sys.exit(3)
@@ -178,9 +182,9 @@ def test_a_write_that_fails_part_way_leaves_no_partial_file(vault: Vault, tmp_pa
 
 def test_a_restore_target_in_use_is_refused(vault: Vault, tmp_path: Path) -> None:
     # ``vault`` is open: its -wal and -shm files are beside it.
-    assert backup.in_use(vault.path)
+    assert vault_copies.in_use(vault.path)
     refused = pytest.raises(VaultError, match="is open in a Cairn program")
-    with refused, backup.staged(vault.path, overwrite=True, keep_replaced=True):
+    with refused, vault_copies.staged(vault.path, overwrite=True, keep_replaced=True):
         pass
     assert _leftovers(tmp_path) == []
 
@@ -193,9 +197,9 @@ def _killed_while_copying(dest: Path) -> Path:
         f"""
         import os, signal
         from pathlib import Path
-        from cairn.storage import backup
+        from cairn.storage import vault_copies
 
-        with backup.staged(Path({str(dest)!r}), overwrite=False) as stage:
+        with vault_copies.staged(Path({str(dest)!r}), overwrite=False) as stage:
             stage.path.write_bytes(b"half a copy " * 10_000)
             Path(f"{{stage.path}}-journal").write_bytes(b"journal")
             os.kill(os.getpid(), signal.SIGKILL)
@@ -205,7 +209,7 @@ def _killed_while_copying(dest: Path) -> Path:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
-    left = [p for p in dest.parent.iterdir() if p.name.endswith(backup.PARTIAL_SUFFIX)]
+    left = [p for p in dest.parent.iterdir() if p.name.endswith(vault_copies.PARTIAL_SUFFIX)]
     assert len(left) == 1
     assert re.fullmatch(rf"\.{re.escape(dest.name)}\.[0-9a-f]{{12}}\.partial", left[0].name)
     return left[0]
@@ -236,8 +240,8 @@ def test_the_next_copy_removes_what_a_killed_one_left_and_nothing_else(
     (dest.parent / ".copy.cairn.aaaaaaaaaaaa.partial").symlink_to(precious)
     sizes = left.stat().st_size + journal.stat().st_size
 
-    with backup.staged(dest, overwrite=False) as stage:
-        backup.copy_vault(vault, stage)
+    with vault_copies.staged(dest, overwrite=False) as stage:
+        vault_copies.copy_vault(vault, stage)
     assert sorted(stage.removed) == [left, journal] and stage.removed_bytes == sizes
     assert sorted(p.name for p in dest.parent.iterdir()) == sorted(
         [*unrelated, ".copy.cairn.aaaaaaaaaaaa.partial", "copy.cairn"]
@@ -250,11 +254,11 @@ def test_the_next_copy_removes_what_a_killed_one_left_and_nothing_else(
 
 def test_the_temporary_file_of_a_copy_going_on_is_left_alone(vault: Vault, tmp_path: Path) -> None:
     dest = tmp_path / "copy.cairn"
-    with backup.staged(dest, overwrite=False) as stage:
+    with vault_copies.staged(dest, overwrite=False) as stage:
         # Another backup to the same place, starting now, must not take this one's file.
-        assert backup.remove_stale_partials(tmp_path, re.escape(dest.name)) == []
+        assert vault_copies.remove_stale_partials(tmp_path, re.escape(dest.name)) == []
         assert stage.path.exists()
-        backup.copy_vault(vault, stage)
+        vault_copies.copy_vault(vault, stage)
     assert stage.removed == [] and _leftovers(tmp_path) == []
     with Vault.open(dest, PASSPHRASE) as copy:
         assert copy.integrity_problems() == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.storage import backup, damage
+from cairn.storage import damage, vault_copies
 from cairn.storage.connection import CIPHER_PAGE_SIZE
 from cairn.storage.errors import VaultCorrupt, VaultDamaged, WrongPassphrase
 from cairn.storage.keys import VaultKey
@@ -114,21 +114,27 @@ def test_a_file_of_one_page_is_said_to_be_either(copy: Path) -> None:
 
 def test_a_damaged_backup_copy_is_damage_too(template: Path, tmp_path: Path) -> None:
     dest = tmp_path / "copy.cairn"
-    with Vault.open(template, PASSPHRASE) as vault, backup.staged(dest, overwrite=False) as stage:
-        backup.copy_vault(vault, stage)
+    with (
+        Vault.open(template, PASSPHRASE) as vault,
+        vault_copies.staged(dest, overwrite=False) as stage,
+    ):
+        vault_copies.copy_vault(vault, stage)
     _flip(dest, 100, 200)
-    key = backup.key_for(dest, PASSPHRASE)
-    with pytest.raises(VaultDamaged, match="passphrase is right"), backup.open_copy(dest, key):
+    key = vault_copies.key_for(dest, PASSPHRASE)
+    with (
+        pytest.raises(VaultDamaged, match="passphrase is right"),
+        vault_copies.open_copy(dest, key),
+    ):
         pass
-    wrong = backup.key_for(dest, OTHER_PASSPHRASE)
-    with pytest.raises(WrongPassphrase), backup.open_copy(dest, wrong):
+    wrong = vault_copies.key_for(dest, OTHER_PASSPHRASE)
+    with pytest.raises(WrongPassphrase), vault_copies.open_copy(dest, wrong):
         pass
 
 
 def test_the_check_authenticates_pages_with_the_key_sqlcipher_uses(template: Path) -> None:
     """On a sound file every sampled page authenticates with the vault's key (so the first
     one does), and none with another passphrase's key."""
-    right = backup.key_for(template, PASSPHRASE)
+    right = vault_copies.key_for(template, PASSPHRASE)
     verdict = damage.open_failure(template, right, CIPHER_PAGE_SIZE)
     assert type(verdict) is VaultDamaged and "its first page decrypts" in str(verdict)
     other = VaultKey.derive(OTHER_PASSPHRASE, right.salt)

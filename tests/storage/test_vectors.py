@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage import vectors
 from cairn.storage.vectors import STATUS_CODES, VectorIndex

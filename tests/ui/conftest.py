@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.ui import ui_thread_gc
 from cairn.ui.session import Session

@@ -14,8 +14,8 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from cairn.app import graph_communities, graph_layout
-from cairn.app.graph_data import ViewGraph
+from cairn.app.graphview import community_detection, layout
+from cairn.app.graphview.data import ViewGraph
 from cairn.ui.graph_canvas import ZOOM_STEP, GraphCanvas
 from cairn.ui.graph_labels import LABEL_CHARS, LabelStyle
 from cairn.ui.graph_scene import LABEL_LIMIT, GraphItem, Picture, build_picture
@@ -103,7 +103,7 @@ def hover(view: GraphView | GraphCanvas, at: QPoint) -> None:
 def star(count: int) -> ViewGraph:
     """A person at the centre of ``count - 1`` passages, most with long titles, laid out for
     real."""
-    edges = graph_layout.edge_array([(0, leaf) for leaf in range(1, count)])
+    edges = layout.edge_array([(0, leaf) for leaf in range(1, count)])
     titles = ["Lena Vos"] + [
         f"Letter {leaf}"
         if leaf % 3 == 0
@@ -118,7 +118,7 @@ def star(count: int) -> ViewGraph:
         titles=titles,
         edges=edges,
         edge_layers=["entity"] * len(edges),
-        positions=graph_layout.layout(count, edges),
+        positions=layout.layout(count, edges),
         root="n0",
     )
 
@@ -387,16 +387,16 @@ def test_the_ui_thread_keeps_ticking_while_a_large_layout_runs(qtbot: Any) -> No
     rng = np.random.default_rng(3)
     count = 5_000
     hubs = rng.integers(0, 250, size=count)
-    edges = graph_layout.edge_array(
+    edges = layout.edge_array(
         [(i, int(h)) for i, h in enumerate(hubs) if i != h]
         + [(int(a), int(b)) for a, b in rng.integers(0, count, size=(count, 2)) if a != b]
     )
 
     def work() -> int:
-        from cairn.app.graph_data import ViewGraph
+        from cairn.app.graphview.data import ViewGraph
 
-        positions = graph_layout.layout(count, edges)
-        communities = graph_communities.communities(count, edges)
+        positions = layout.layout(count, edges)
+        communities = community_detection.communities(count, edges)
         view = ViewGraph(
             kind="overview",
             key="test",

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QTreeWidget
 
-from cairn.app.ingest_report import IngestProgress, IngestReport
+from cairn.app.ingestion.report import IngestProgress, IngestReport
 from cairn.ui.ingest_panel import IngestPanel
 from cairn.ui.ingest_rows import FileList
 from cairn.ui.session import Session

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from cairn.app import compose
-from cairn.app.embedder import MiniLMEmbedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.ui import saved_passphrase
 from cairn.ui.passphrase import Strength, estimate
 from cairn.ui.preferences import Preferences

@@ -1,0 +1,422 @@
+"""The ingest pipeline (DESIGN §6): files and folders in, searchable and linked memory out.
+
+For each file to read (see ``ingest_plan``): the extraction worker reads it within its budget,
+the chunker cuts passages, the embedder embeds them outside the write lock, and ``ingest_store``
+stores the file as a Document node with Passage nodes ``part_of`` it. Short files are written in
+batches, each batch one transaction: a crash or a kill loses at most the batch being written,
+and a rerun skips what was committed. A long document is embedded and written part by part, each
+part its own transaction, so other writers get in between; a rerun finishes it.
+
+A document's life is bounded by the vault's settings: at most ``ingest_max_passages`` passages
+are kept, and embedding and writing it may take at most ``ingest_max_write_seconds``; past
+either, the rest is left out and the file's outcome says so.
+
+A changed file gets a new Document that supersedes the old one; the old version and its
+passages stay as history. A file (or folder) that fails is recorded with its reason on its
+source row and the run goes on. Progress reaches the caller through ``IngestProgress`` events and
+the run stops between files (or between a long document's parts) when ``CancelToken.cancel()``
+is called, leaving the vault consistent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cairn.app import receipts
+from cairn.app import settings as memory_settings
+from cairn.app.clock import now_iso
+from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.history import HistoryKeeper
+from cairn.app.ingestion import mentions, records
+from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
+from cairn.app.ingestion.links import link_folders
+from cairn.app.ingestion.plan import FOLDER, Plan, PlannedFile, make_plan
+from cairn.app.ingestion.report import (
+    CancelToken,
+    FileOutcome,
+    IngestProgress,
+    IngestReport,
+    ProgressSink,
+)
+from cairn.app.ingestion.store import DocumentStore, Prepared, Started, source_row
+from cairn.app.packs import Pack
+from cairn.app.text import searchable_text
+from cairn.app.writer import Writer
+from cairn.ingest.chunking import chunk
+from cairn.ingest.document import ExtractedDocument, ExtractionError
+from cairn.ingest.file_names import readable
+from cairn.storage import names, source_rows
+from cairn.storage.errors import RowRejected
+from cairn.storage.vault import Vault
+
+# A batch closes at this many passages or files, whichever comes first: big enough that the
+# commit's cost is shared, small enough that a kill loses little. A document with more passages
+# than a batch is written in parts of this size, each its own transaction, so a concurrent
+# writer waits at most for one part (about a second) and never reports the vault busy.
+BATCH_PASSAGES = 256
+BATCH_FILES = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """How much of one document an ingest keeps, and how long it may take to write."""
+
+    max_passages: int
+    max_write_seconds: float
+
+
+class Ingestor:
+    def __init__(
+        self,
+        vault: Vault,
+        pack: Pack,
+        space: EmbeddingSpace,
+        writer: Writer,
+        history: HistoryKeeper,
+        settings: ExtractionSettings,
+    ) -> None:
+        self._vault = vault
+        self._pack = pack
+        self._space = space
+        self._writer = writer
+        self._history = history
+        self._settings = settings
+
+    def run(
+        self,
+        paths: Sequence[Path],
+        *,
+        scope: str,
+        dry_run: bool = False,
+        progress: ProgressSink | None = None,
+        cancel: CancelToken | None = None,
+        ocr_languages: tuple[str, ...] | None = None,
+        whisper_model_dir: str | None = None,
+    ) -> IngestReport:
+        settings = self._settings
+        if ocr_languages:
+            settings = dataclasses.replace(settings, ocr_languages=ocr_languages)
+        if whisper_model_dir:
+            settings = dataclasses.replace(settings, whisper_model_dir=whisper_model_dir)
+        report_to = progress or (lambda _: None)
+        cancel = cancel or CancelToken()
+
+        def hashed(path: Path, done: int, total: int) -> None:
+            report_to(IngestProgress("scanning", 0, total, 0, 0, readable(path)))
+
+        plan = make_plan(self._vault, paths, scope, hashed)
+        report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
+        if dry_run:
+            report.files = [_planned_outcome(f) for f in plan.files]
+            report_to(IngestProgress("done", 0, 0, 0, 0))
+            return report
+        with self._vault.read() as conn:
+            chosen = memory_settings.read(conn)
+        limits = Limits(chosen.ingest_max_passages, chosen.ingest_max_write_seconds)
+        run = _Run(self, plan, scope, report, report_to, cancel, settings, limits)
+        try:
+            run.execute()
+        finally:
+            run.close()
+        return report
+
+
+class _Run:
+    """One ingest run's state: the worker, the batch being gathered, the report."""
+
+    def __init__(
+        self,
+        ingestor: Ingestor,
+        plan: Plan,
+        scope: str,
+        report: IngestReport,
+        progress: Callable[[IngestProgress], None],
+        cancel: CancelToken,
+        settings: ExtractionSettings,
+        limits: Limits,
+    ) -> None:
+        self._in = ingestor
+        self._plan = plan
+        self._scope = scope
+        self._report = report
+        self._progress = progress
+        self._cancel = cancel
+        self._limits = limits
+        self._worker = ExtractionWorker(settings)
+        self._store = DocumentStore(
+            ingestor._pack, ingestor._space, ingestor._writer, ingestor._history, scope, report
+        )
+        self._batch: list[Prepared] = []
+        self._files_total = sum(1 for f in plan.files if f.to_read)
+        self._files_done = 0
+        self._bytes_done = 0
+
+    def close(self) -> None:
+        self._worker.close()
+
+    def execute(self) -> None:
+        with self._in._vault.write() as conn:
+            source_rows.mark_missing(conn, self._plan.removed, now_iso())
+            self._forget_recovered_folders(conn)
+            for planned in self._plan.files:
+                if not planned.to_read:
+                    self._report.files.append(self._settle_unread(conn, planned))
+        for planned in self._plan.files:
+            if not planned.to_read:
+                continue
+            if self._cancel.cancelled:
+                self._report.cancelled = True
+                self._report.files.append(_planned_outcome(planned, "cancelled"))
+                continue
+            self._emit("reading", planned.source)
+            try:
+                document = self._worker.extract(planned.path, lambda: self._cancel.cancelled)
+            except Stopped:
+                self._report.cancelled = True
+                self._report.files.append(_planned_outcome(planned, "cancelled"))
+                continue
+            except ExtractionError as exc:
+                self._fail(planned, str(exc))
+                continue
+            self._emit("embedding", planned.source)
+            prepared = self._prepare(planned, document)
+            self._files_done += 1  # read; its batch commits below
+            self._bytes_done += planned.size
+            if prepared.passage_vectors is None:
+                self._flush()  # what came before it commits first, in file order
+                self._write_in_parts(prepared)
+                continue
+            self._batch.append(prepared)
+            if (
+                len(self._batch) >= BATCH_FILES
+                or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
+            ):
+                self._flush()
+        self._flush()
+        self._emit("linking", None)
+        if self._plan.roots and not self._report.cancelled:
+            made = link_folders(self._in._vault, self._in._writer, self._plan.roots, self._scope)
+            self._report.links += made.links
+            self._report.stubs += made.stubs
+        self._emit("done", None)
+
+    # -- stages -------------------------------------------------------------------------------
+
+    def _prepare(self, planned: PlannedFile, document: ExtractedDocument) -> Prepared:
+        """Chunk, keep at most the passage limit, and embed in one call the Document, the
+        names of the new entities it introduces and (for a short document) its passages."""
+        if self._store.matcher is None:
+            with self._in._vault.read() as conn:
+                self._store.matcher = mentions.MentionMatcher(
+                    names.mentionable(conn, [self._scope])
+                )
+        passages = chunk(document.segments)
+        title = records.document_title(document.title, Path(planned.source))
+        attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
+        warnings = [*document.warnings, *attr_warnings]
+        total = len(passages)
+        if total > self._limits.max_passages:
+            passages = passages[: self._limits.max_passages]
+            warnings.append(
+                f"only its first {len(passages):,} of {total:,} passages were kept (the limit "
+                "ingest_max_passages). To keep all of it, split it into smaller files, or raise "
+                "the limit (cairn settings ingest_max_passages N) and add it under a new name."
+            )
+        found = [
+            c
+            for c in mentions.candidates(document.text, self._store.matcher)
+            if c.type in self._in._pack.node_types
+        ]
+        prepared = Prepared(
+            planned, document, title, attrs, warnings, passages, None, None, [], total
+        )
+        short = len(passages) <= BATCH_PASSAGES
+        # The texts the writer would embed: the Document's searchable text, the new names', and
+        # for a short document each passage's.
+        texts = [searchable_text(title, "", attrs), *(c.name for c in found)]
+        if short:
+            texts += [prepared.passage_text(p) for p in passages]
+        vectors = self._embed(texts)
+        prepared.document_vector = vectors[0]
+        prepared.candidates = list(zip(found, vectors[1 : 1 + len(found)], strict=True))
+        if short:
+            prepared.passage_vectors = vectors[1 + len(found) :]
+        return prepared
+
+    def _embed(self, texts: Sequence[str]) -> list[Any]:
+        embedder = self._in._space.embedder
+        return [None] * len(texts) if embedder is None else list(embedder.embed(texts))
+
+    def _flush(self) -> None:
+        if not self._batch:
+            return
+        self._emit("writing", None)
+        with self._in._vault.write() as conn:
+            outcomes = [self._store_alone(conn, prepared) for prepared in self._batch]
+            stored = [o for o in outcomes if o.state != "failed"]
+            receipts.append(
+                conn,
+                "ingest",
+                {"files": len(stored), "passages": sum(o.passages for o in stored)},
+            )
+        self._report.files.extend(outcomes)
+        self._batch = []
+        self._emit("writing", None)
+
+    def _store_alone(self, conn: Any, prepared: Prepared) -> FileOutcome:
+        """Store one file in its own savepoint: a row the vault refuses fails that file, not
+        the batch."""
+        try:
+            with self._in._vault.write() as inner:
+                return self._store.store_whole(inner, prepared)
+        except RowRejected as exc:
+            return self._rejected(conn, prepared.planned, exc)
+
+    def _write_in_parts(self, prepared: Prepared) -> None:
+        """A long document: embed a part, write it in its own transaction, and so on, within
+        the time limit and until a Stop."""
+        planned = prepared.planned
+        deadline = time.monotonic() + self._limits.max_write_seconds
+        vault = self._in._vault
+        try:
+            with vault.write() as conn:
+                started = self._store.begin(conn, prepared, in_parts=True)
+            for start in range(0, len(prepared.passages), BATCH_PASSAGES):
+                part = [
+                    p
+                    for p in prepared.passages[start : start + BATCH_PASSAGES]
+                    if p.ordinal not in started.done
+                ]
+                if not part:
+                    continue
+                if self._cancel.cancelled:
+                    self._report.cancelled = True
+                    self._report.files.append(_planned_outcome(planned, "cancelled"))
+                    return
+                if time.monotonic() > deadline:
+                    break
+                self._emit("embedding", planned.source)
+                vectors = self._embed([prepared.passage_text(p) for p in part])
+                self._emit("writing", planned.source)
+                with vault.write() as conn:
+                    self._store.store_passages(
+                        conn, prepared, started, list(zip(part, vectors, strict=True))
+                    )
+                    receipts.append(conn, "ingest", {"files": 0, "passages": len(part)})
+            with vault.write() as conn:
+                outcome = self._store.finish(
+                    conn, prepared, started, self._overtime(prepared, started)
+                )
+                receipts.append(conn, "ingest", {"files": 1, "passages": 0})
+        except RowRejected as exc:
+            with vault.write() as conn:
+                outcome = self._rejected(conn, planned, exc)
+        self._report.files.append(outcome)
+
+    def _overtime(self, prepared: Prepared, started: Started) -> list[str]:
+        kept, total = len(started.done), len(prepared.passages)
+        if kept >= total:
+            return []
+        return [
+            f"embedding and writing it took longer than {self._limits.max_write_seconds:g} s "
+            f"(the limit ingest_max_write_seconds): only its first {kept:,} of {total:,} "
+            "passages were kept. Split it into smaller files, or raise the limit and add it "
+            "under a new name."
+        ]
+
+    def _rejected(self, conn: Any, planned: PlannedFile, exc: RowRejected) -> FileOutcome:
+        message = f"{planned.name} could not be stored: {exc.reason}"
+        self._record_failure(conn, planned, message)
+        return FileOutcome(
+            planned.source, planned.action, "failed", error=message, size=planned.size
+        )
+
+    def _forget_recovered_folders(self, conn: Any) -> None:
+        """A folder that could not be listed last time and now could be: its failure is over."""
+        failing = {p.source for p in self._plan.files if p.kind == FOLDER}
+        recovered = []
+        for root in self._plan.roots:
+            shown = readable(root)
+            rows = source_rows.listed(conn, states=("failed",), under=shown + os.sep)
+            rows += [r for r in [source_rows.get(conn, shown)] if r and r["state"] == "failed"]
+            recovered += [
+                row["path"]
+                for row in rows
+                if row["media_type"] == FOLDER
+                and row["path"] in self._plan.folders
+                and row["path"] not in failing
+            ]
+        source_rows.remove(conn, recovered)
+
+    def _settle_unread(self, conn: Any, planned: PlannedFile) -> FileOutcome:
+        path = planned.source
+        if planned.action == "unreadable":
+            message = planned.problem or f"{planned.name} could not be read."
+            self._record_failure(conn, planned, message)
+            return FileOutcome(path, "unreadable", "failed", error=message)
+        if planned.action == "duplicate" and planned.same_as is not None:
+            source_rows.put(conn, source_row(planned, self._scope, "duplicate", planned.same_as))
+            return FileOutcome(
+                path, "duplicate", "duplicate", planned.same_as["document_id"], size=planned.size
+            )
+        if planned.action == "other_scope" and planned.previous is not None:
+            message = (
+                f"{planned.name} is already kept in the scope {planned.previous['scope']!r}; "
+                "a file is kept in one scope. Copy it under another name to keep it in both."
+            )
+            return FileOutcome(path, "other_scope", "failed", error=message, size=planned.size)
+        if planned.action == "unsupported":
+            if planned.root is None:  # named on its own: the person expected it to be read
+                message = (
+                    f"Cairn does not read {planned.path.suffix or 'extension-less'} files: "
+                    "convert it to PDF, text or an image and add that."
+                )
+                source_rows.put(conn, source_row(planned, self._scope, "failed", error=message))
+                return FileOutcome(path, "unsupported", "failed", error=message, size=planned.size)
+            return FileOutcome(path, "unsupported", "skipped", size=planned.size)
+        if planned.previous is not None and planned.previous["state"] == "missing":
+            source_rows.put(
+                conn, {**planned.previous, "state": "ingested", "updated_at": now_iso()}
+            )
+        document_id = planned.previous["document_id"] if planned.previous else None
+        return FileOutcome(path, planned.action, "unchanged", document_id, size=planned.size)
+
+    def _fail(self, planned: PlannedFile, message: str) -> None:
+        with self._in._vault.write() as conn:
+            self._record_failure(conn, planned, message)
+        self._report.files.append(
+            FileOutcome(planned.source, planned.action, "failed", error=message, size=planned.size)
+        )
+        self._files_done += 1
+        self._bytes_done += planned.size
+
+    def _record_failure(self, conn: Any, planned: PlannedFile, message: str) -> None:
+        # The old version of a changed file (or the unfinished one a stopped run began) stays
+        # what the vault keeps for it.
+        previous = planned.previous
+        keep = previous["document_id"] if previous and previous["state"] != "duplicate" else None
+        row = source_row(planned, self._scope, "failed", error=message)
+        row["document_id"] = keep
+        source_rows.put(conn, row)
+
+    def _emit(self, stage: str, current: str | None) -> None:
+        self._progress(
+            IngestProgress(
+                stage,
+                self._files_done,
+                self._files_total,
+                self._bytes_done,
+                self._plan.bytes_to_read,
+                current,
+            )
+        )
+
+
+def _planned_outcome(planned: PlannedFile, state: str = "planned") -> FileOutcome:
+    error = planned.problem if planned.action == "unreadable" else None
+    return FileOutcome(planned.source, planned.action, state, error=error, size=planned.size)

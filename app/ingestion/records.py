@@ -1,0 +1,86 @@
+"""What an ingested file becomes as memories: the Document's title and attributes (only values
+that fit the pack's attribute kinds), each Passage's title ("Letter — p. 3 · Terms") and
+attributes (heading path, page, time range, ordinal). Pure functions; the pipeline stores them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cairn.app.ingestion.plan import PlannedFile
+from cairn.app.packs import Pack
+from cairn.ingest.chunking import Passage
+from cairn.ingest.document import ExtractedDocument
+
+TITLE_CHARS = 120
+
+
+def document_title(title: str, path: Path) -> str:
+    return (title or path.stem).strip()[:TITLE_CHARS] or path.name
+
+
+def passage_title(document_title: str, passage: Passage) -> str:
+    where = passage.locator
+    headings = list(where.heading)
+    if headings and headings[0].casefold() == document_title.casefold():
+        headings = headings[1:]  # a note's first heading is usually its title again
+    place = " › ".join(headings)
+    if where.page is not None:
+        place = f"p. {where.page}" + (f" · {place}" if place else "")
+    elif where.start_s is not None:
+        place = clock(where.start_s) + (f" · {place}" if place else "")
+    return f"{document_title[:TITLE_CHARS]} — {place or f'part {passage.ordinal + 1}'}"
+
+
+def clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def document_attrs(
+    document: ExtractedDocument, planned: PlannedFile, pack: Pack
+) -> tuple[dict[str, Any], list[str]]:
+    """The Document's attributes, and a warning for each value from the file (front matter,
+    PDF metadata) that does not fit the pack's attribute (``pages: 120-180``): it is left out."""
+    attrs: dict[str, Any] = {
+        "path": planned.source,
+        "media_type": document.media_type,
+        "sha256": planned.sha256,
+    }
+    specs = pack.node_types["Document"].attrs
+    warnings: list[str] = []
+    meta = document.metadata
+    for key in ("pages", "duration_s", "language", "author"):
+        if key not in meta or key not in specs:
+            continue
+        value = meta[key]
+        if fits(specs[key].kind, value):
+            attrs[key] = value.strip() if isinstance(value, str) else value
+        elif value not in (None, ""):
+            shown = str(value)[:40]
+            warnings.append(f"its {key} ({shown!r}) was left out: not a {specs[key].kind}")
+    if document.tags:
+        attrs["tags"] = list(document.tags)
+    return attrs, warnings
+
+
+def fits(kind: str, value: Any) -> bool:
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str) and bool(value.strip())
+    return False
+
+
+def passage_attrs(passage: Passage) -> dict[str, Any]:
+    where = passage.locator
+    attrs: dict[str, Any] = {"ordinal": passage.ordinal}
+    if where.heading:
+        attrs["heading"] = " › ".join(where.heading)
+    for key in ("page", "start_s", "end_s"):
+        value = getattr(where, key)
+        if value is not None:
+            attrs[key] = value
+    return attrs

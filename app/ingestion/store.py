@@ -1,0 +1,342 @@
+"""Storing one read file as memories: a Document node, its Passages ``part_of`` it (each through
+the dedup gate: near-duplicates of other documents' passages are linked, nothing is absorbed, so
+a document stays whole), ``mentions`` edges to the entities its passages name, stubs for the new
+names it introduces, and its row in ``sources``.
+
+A short document is stored whole inside its batch's transaction (``store_whole``). A long one is
+stored in parts, each its own transaction, so another writer (a ``cairn add``, the window) gets
+in between them: ``begin`` writes the Document, ``store_passages`` one part, ``finish`` the rest.
+Until ``finish`` commits, the file's source row says it is unfinished (state ``failed``, naming
+the Document being written): a rerun reading the same bytes goes on from the first passage that
+is missing, so a kill or a Stop loses no passage and writes none twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cairn.app.clock import new_id, now_iso
+from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.history import HistoryKeeper
+from cairn.app.ingestion import mentions, records
+from cairn.app.ingestion.plan import PlannedFile
+from cairn.app.ingestion.report import FileOutcome, IngestReport
+from cairn.app.packs import Pack
+from cairn.app.text import searchable_text
+from cairn.app.writer import NewMemory, Writer
+from cairn.ingest.chunking import Passage
+from cairn.ingest.document import ExtractedDocument
+from cairn.ingest.file_names import raw_bytes
+from cairn.storage import dedup_rows, graph_rows, source_rows
+
+# A new document is a near-copy of another when this share of its passages repeat that one.
+REPEATED_SHARE = 0.6
+UNFINISHED = (
+    "it was stopped while being written; add it again to finish it (what was written is kept)"
+)
+
+
+@dataclass
+class Prepared:
+    """A file read, chunked and (when short) embedded: everything slow is done before the write
+    lock is taken. A long document's passages are embedded part by part as they are written."""
+
+    planned: PlannedFile
+    document: ExtractedDocument
+    title: str
+    attrs: dict[str, Any]
+    warnings: list[str]  # the extractor's, the attributes left out, a passage limit reached
+    passages: list[Passage]
+    document_vector: Any
+    passage_vectors: list[Any] | None  # None: embedded per part (a long document)
+    candidates: list[tuple[mentions.Candidate, Any]]  # new names the text introduces
+    total_passages: int = 0  # before the passage limit
+
+    def passage_text(self, passage: Passage) -> str:
+        """What the writer embeds for ``passage``: its searchable text."""
+        title = records.passage_title(self.title, passage)
+        return searchable_text(title, passage.text, records.passage_attrs(passage))
+
+
+@dataclass
+class Started:
+    """A document being written: its id, the version it replaces, what is stored already."""
+
+    document_id: str
+    replaced: list[str]  # the older versions' Document ids, retired at the finish
+    keep_whole: frozenset[str]  # their passages: the new ones are not compared with them
+    done: set[int] = field(default_factory=set)  # ordinals of the passages stored
+    matched: list[str] = field(default_factory=list)  # passages the gate linked to others
+
+
+class DocumentStore:
+    def __init__(
+        self,
+        pack: Pack,
+        space: EmbeddingSpace,
+        writer: Writer,
+        history: HistoryKeeper,
+        scope: str,
+        report: IngestReport,
+    ) -> None:
+        self._pack = pack
+        self._space = space
+        self._writer = writer
+        self._history = history
+        self._scope = scope
+        self._report = report
+        self.matcher: mentions.MentionMatcher | None = None
+
+    def store_whole(self, conn: Any, prepared: Prepared) -> FileOutcome:
+        started = self.begin(conn, prepared)
+        assert prepared.passage_vectors is not None
+        self.store_passages(
+            conn,
+            prepared,
+            started,
+            list(zip(prepared.passages, prepared.passage_vectors, strict=True)),
+        )
+        return self.finish(conn, prepared, started)
+
+    def begin(self, conn: Any, prepared: Prepared, *, in_parts: bool = False) -> Started:
+        """Write the Document (or find the one a stopped run began for these bytes). In parts,
+        the source row is marked unfinished in the same transaction."""
+        planned = prepared.planned
+        resumed = self._unfinished(conn, planned)
+        if resumed is not None:
+            replaced = [
+                d for d in graph_rows.active_documents_from(conn, planned.source) if d != resumed
+            ]
+            started = Started(resumed, replaced, self._passages_of(conn, replaced))
+            started.done = graph_rows.part_ordinals(conn, resumed)
+            return started
+        # "retry": this version failed before, and the row still names the version it replaces.
+        previous = planned.previous
+        replaces = planned.action in ("changed", "retry") and previous is not None
+        replaced = (
+            [previous["document_id"]] if replaces and previous and previous["document_id"] else []
+        )
+        in_folder_vault = planned.root is not None and planned.path.suffix.lower() in (
+            ".md",
+            ".markdown",
+        )
+        written = self._writer.write(
+            NewMemory(
+                "Document",
+                prepared.title,
+                attrs=prepared.attrs,
+                scope=self._scope,
+                source=planned.source,
+            ),
+            dedup=False,
+            vector=prepared.document_vector,
+            # A note in a folder links to the folder's notes: the linking stage resolves those.
+            links=() if in_folder_vault else prepared.document.links,
+        )
+        assert written.node is not None
+        self._report.stubs += len(written.stubs_created)
+        self._report.links += len(written.links)
+        self._new_entities(prepared.candidates)
+        started = Started(written.node.id, replaced, self._passages_of(conn, replaced))
+        if in_parts:
+            row = source_row(planned, self._scope, "failed", error=UNFINISHED)
+            row["document_id"] = started.document_id
+            source_rows.put(conn, row)
+        return started
+
+    def store_passages(
+        self,
+        conn: Any,
+        prepared: Prepared,
+        started: Started,
+        passages: Sequence[tuple[Passage, Any]],
+    ) -> None:
+        for passage, vector in passages:
+            if passage.ordinal in started.done:
+                continue
+            match = self._store_passage(conn, prepared, passage, vector, started)
+            started.done.add(passage.ordinal)
+            if match is not None:
+                started.matched.append(match)
+
+    def finish(
+        self, conn: Any, prepared: Prepared, started: Started, extra: Sequence[str] = ()
+    ) -> FileOutcome:
+        planned = prepared.planned
+        kept = len(started.done)
+        self._ask_if_repeated(conn, started.document_id, started.matched, kept)
+        for old_document in started.replaced:
+            self._retire(conn, old_document, started.document_id)
+        warnings = [*prepared.warnings, *extra]
+        if not prepared.passages:
+            warnings.append("no text was found in it")
+        row = source_row(planned, self._scope, "ingested")
+        row.update(
+            media_type=prepared.document.media_type,
+            document_id=started.document_id,
+            passages=kept,
+            warnings=warnings,
+        )
+        source_rows.put(conn, row)
+        return FileOutcome(
+            planned.source,
+            planned.action,
+            "replaced" if started.replaced else "ingested",
+            started.document_id,
+            kept,
+            warnings=warnings,
+            size=planned.size,
+        )
+
+    # -- parts of a document ------------------------------------------------------------------
+
+    def _unfinished(self, conn: Any, planned: PlannedFile) -> str | None:
+        """The Document a stopped run began writing for exactly these bytes, if any."""
+        previous = planned.previous
+        if previous is None or previous["state"] != "failed" or not previous["document_id"]:
+            return None
+        rows = graph_rows.nodes_by_ids(conn, [previous["document_id"]], [self._scope])
+        if not rows or rows[0]["status"] != "active" or rows[0]["type"] != "Document":
+            return None
+        attrs = rows[0]["attrs"]
+        attrs = json.loads(attrs) if isinstance(attrs, str) else attrs
+        return str(rows[0]["id"]) if attrs.get("sha256") == planned.sha256 else None
+
+    def _store_passage(
+        self, conn: Any, prepared: Prepared, passage: Passage, vector: Any, started: Started
+    ) -> str | None:
+        """Store one passage; returns the passage it repeats, if the gate linked it to one."""
+        locator = passage.locator.as_dict()
+        result = self._writer.write(
+            NewMemory(
+                "Passage",
+                records.passage_title(prepared.title, passage),
+                passage.text,
+                attrs=records.passage_attrs(passage),
+                scope=self._scope,
+                source=prepared.planned.source,
+                locator=locator or None,
+            ),
+            vector=vector,
+            keep_whole=started.keep_whole,
+            links=(),
+            tags=(),
+        )
+        assert result.node is not None
+        store = self._writer.store
+        store.add_edge(conn, result.node.id, started.document_id, "part_of", None)
+        assert self.matcher is not None
+        for entity_id in self.matcher.find(passage.text):
+            entity_type = graph_rows.type_of(conn, entity_id)
+            if entity_type and self._pack.edge_for("Passage", entity_type, ("mentions",)):
+                self._report.mentions += store.add_edge(
+                    conn, result.node.id, entity_id, "mentions", None
+                )
+        repeated = result.matched if result.outcome == "merge_linked" else None
+        return repeated["id"] if repeated else None
+
+    def _ask_if_repeated(
+        self, conn: Any, document_id: str, matched: list[str], passages: int
+    ) -> None:
+        """A document most of whose passages repeat one other document is a near-copy of it
+        (a re-export, another format, a draft): the person is asked to keep both or merge."""
+        owners: Counter[str] = Counter()
+        for passage_id in matched:
+            owners.update({e["dst"] for e in graph_rows.edges_of(conn, passage_id, "part_of")})
+        owners.pop(document_id, None)
+        if not owners or not passages:
+            return
+        other, count = min(owners.items(), key=lambda item: (-item[1], item[0]))
+        if count < max(1, REPEATED_SHARE * passages):
+            return
+        dedup_rows.add_review_item(
+            conn,
+            id_=new_id(),
+            kind="duplicate",
+            node_id=document_id,
+            other_id=other,
+            score=round(count / passages, 4),
+            reason=f"{count} of its {passages} passages repeat it",
+            flags=(),
+            at=now_iso(),
+        )
+        self._report.pending_review += 1
+
+    def _new_entities(self, found: list[tuple[mentions.Candidate, Any]]) -> None:
+        """Stubs for the people, organisations and places the document seems to introduce
+        (see ``mentions``), so its passages can mention them and the person can review them.
+        A name an earlier file of the batch introduced resolves to that stub."""
+        assert self.matcher is not None
+        for candidate, vector in found:
+            stub = self._writer.write(
+                NewMemory(candidate.type, candidate.name, scope=self._scope, status="stub"),
+                vector=vector,
+                links=(),
+                tags=(),
+            )
+            if stub.node is not None:
+                self.matcher.add(candidate.name, stub.node.id)
+                self._report.stubs += stub.outcome == "inserted"
+
+    def _retire(self, conn: Any, old_document: str, new_document: str) -> None:
+        """The old version of a changed file becomes history: superseded, never deleted."""
+        scopes = [self._scope]
+        if graph_rows.status_of(conn, old_document) not in (None, "superseded"):
+            self._history.supersede(old_document, new_document, scopes)
+        at = now_iso()
+        for passage_id in _passages_of(conn, old_document):
+            rows = graph_rows.nodes_by_ids(conn, [passage_id], scopes)
+            if rows and rows[0]["status"] != "superseded":
+                graph_rows.update_node(
+                    conn,
+                    passage_id,
+                    {
+                        "status": "superseded",
+                        "valid_to": rows[0]["valid_to"] or at,
+                        "updated_at": at,
+                    },
+                )
+                self._space.status_changed(rows[0]["seq"], "superseded")
+
+    @staticmethod
+    def _passages_of(conn: Any, documents: Sequence[str]) -> frozenset[str]:
+        return frozenset(p for d in documents for p in _passages_of(conn, d))
+
+
+def source_row(
+    planned: PlannedFile,
+    scope: str,
+    state: str,
+    same_as: dict[str, Any] | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """The file's row in ``sources``: its readable path as the key, its bytes when the name is
+    not UTF-8."""
+    return {
+        "path": planned.source,
+        "path_bytes": raw_bytes(planned.path),
+        "scope": scope,
+        "state": state,
+        "sha256": planned.sha256,
+        "size": planned.size,
+        "mtime_ns": planned.mtime_ns,
+        "media_type": "folder" if planned.kind == "folder" else None,
+        "document_id": same_as["document_id"] if same_as else None,
+        "passages": 0,
+        "warnings": [],
+        "error": error,
+        "first_seen": now_iso(),
+        "updated_at": now_iso(),
+    }
+
+
+def _passages_of(conn: Any, document_id: str) -> list[str]:
+    return [
+        edge["src"]
+        for edge in graph_rows.edges_of(conn, document_id, "part_of")
+        if edge["dst"] == document_id
+    ]
