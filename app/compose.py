@@ -124,7 +124,8 @@ def _service(vault: Vault, embedder: Embedder | None) -> MemoryService:
 def service_for(
     vault: Vault, embedder: Embedder | None, extraction: ExtractionSettings
 ) -> MemoryService:
-    """The service of a vault already open (also a helper process's: see ``ingest_process``)."""
+    """The service of a vault already open (also a helper process's: see
+    ``ingestion.process``, which is handed this function to build its own)."""
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
     _upgrade_bundled_pack(vault, meta)
@@ -132,7 +133,9 @@ def service_for(
         meta = records.get_setting(conn, "pack", meta)
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
     sentinel.ensure(vault, pack)  # a vault made before the sentinel existed
-    return MemoryService(vault, pack, EmbeddingSpace(vault, embedder), extraction)
+    return MemoryService(
+        vault, pack, EmbeddingSpace(vault, embedder), extraction, open_in_child=service_for
+    )
 
 
 def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ from cairn.app.history import HistoryKeeper
 from cairn.app.inbox import Inbox
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.pipeline import Ingestor
-from cairn.app.ingestion.process import ApartRuns
+from cairn.app.ingestion.process import ApartRuns, ServiceFactory
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
 from cairn.app.models import (
     ALL_STATUSES,
@@ -54,7 +54,10 @@ class MemoryService:
         pack: Pack,
         space: EmbeddingSpace,
         extraction: ExtractionSettings | None = None,
+        open_in_child: ServiceFactory | None = None,
     ) -> None:
+        """``open_in_child`` builds the service of the vault a child process opens, for runs
+        apart (``ingest(separate_process=True)``); without it such a run is refused."""
         self.vault = vault
         self.pack = pack
         self._space = space
@@ -65,7 +68,7 @@ class MemoryService:
         self._term_counts = fulltext.DocumentCounts()
         self._extraction = extraction or ExtractionSettings()
         self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
-        self._apart_runs = ApartRuns()
+        self._apart_runs = ApartRuns(open_in_child) if open_in_child else None
         self.tokens = Tokens(vault, self.scopes)  # the graph server's bearer tokens
         self.retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
 
@@ -88,7 +91,7 @@ class MemoryService:
         ``ocr_languages`` (Tesseract codes, e.g. ``["eng", "deu"]``) and ``whisper_model_dir``
         (a CTranslate2 Whisper folder instead of the bundled model) apply to this run.
         ``separate_process`` runs it in a child process (the window's way: see
-        ``ingest_process``); closing the service stops such a run first."""
+        ``ingestion.process``); closing the service stops such a run first."""
         if not paths:
             raise InvalidRequest("Name at least one file or folder to add.")
         self._scopes([scope])
@@ -103,6 +106,8 @@ class MemoryService:
         files = [Path(p) for p in paths]
         if not separate_process:
             return self._ingestor.run(files, **options)
+        if self._apart_runs is None:
+            raise InvalidRequest("This service cannot run an ingest apart; run it in process.")
         return self._apart_runs.run(
             self.vault, self._space.embedder, self._extraction, files, **options
         )
@@ -424,7 +429,8 @@ class MemoryService:
         return chosen
 
     def close(self) -> None:
-        self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
+        if self._apart_runs is not None:
+            self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
         self.retention.save_uses_before_close()
         self._space.close()
         self.vault.close()

@@ -52,3 +52,102 @@ def test_ingest_never_touches_the_vault() -> None:
     for path in _modules("ingest"):
         for name in _imports(path):
             assert not name.startswith("cairn.storage") or name == "cairn.storage.errors", path
+
+
+# The rooms of app/ (docs/architecture.md): the core is the modules at its top and the rooms it
+# owns; doctor and server serve the faces; cli is the top. An import may go to the same rank or
+# lower, never higher, and never sideways into another room of a rank above the core.
+APP = ROOT / "app"
+RANKS = {"core": 0, "dedup": 0, "ingestion": 0, "graphview": 0, "doctor": 1, "server": 1, "cli": 2}
+
+
+def app_module(path: Path) -> str:
+    parts = path.relative_to(APP).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("cairn", "app", *parts))
+
+
+def app_imports() -> dict[str, set[str]]:
+    """Each module of cairn.app -> the modules of cairn.app it imports, wherever in the file
+    (a function's or a type checker's import is an import too)."""
+    paths = {app_module(path): path for path in APP.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name in paths)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    targets.add(full if full in paths else node.module)
+        graph[name] = {t for t in targets if t in paths and t != name}
+    return graph
+
+
+def room(module: str) -> str:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 else "core"
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_loop() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_loop_in_app() -> None:
+    assert cycles(app_imports()) == []
+
+
+def test_every_room_of_app_has_a_rank() -> None:
+    rooms = {room(module) for module in app_imports()}
+    assert rooms <= set(RANKS), f"add {rooms - set(RANKS)} to RANKS and to docs/architecture.md"
+
+
+def test_imports_never_go_up_or_sideways_between_faces() -> None:
+    upward = []
+    for module, targets in app_imports().items():
+        here = room(module)
+        for target in targets:
+            there = room(target)
+            climbs = RANKS[there] > RANKS[here]
+            sideways = there != here and RANKS[there] == RANKS[here] > 0
+            if climbs or sideways:
+                upward.append(f"{module} imports {target}")
+    assert upward == []

@@ -22,10 +22,11 @@ import os
 import signal
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Protocol
 
 from cairn.app.embedding_model import Embedder
 from cairn.app.errors import CairnError
@@ -51,11 +52,42 @@ class IngestFailed(CairnError):
     """The run failed in the child with a message meant for the person."""
 
 
+class IngestingService(Protocol):
+    """What the child needs of the service it opens: a run, and a close when it is done."""
+
+    def __enter__(self) -> IngestingService: ...
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None: ...
+
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        scope: str,
+        dry_run: bool,
+        progress: ProgressSink | None,
+        cancel: CancelToken | None,
+        ocr_languages: tuple[str, ...] | None,
+        whisper_model_dir: str | None,
+    ) -> IngestReport: ...
+
+
+# How the child builds its service on the vault it opened: handed down by the composition root
+# (``compose.service_for``, pickled by reference), so this module need not import it.
+ServiceFactory = Callable[[Vault, Embedder | None, ExtractionSettings], IngestingService]
+
+
 @dataclass(frozen=True)
 class Request:
     """What the child needs to do the run the window asked for. Plain values: it is pickled
     into the pipe."""
 
+    open_service: ServiceFactory
     vault_path: str
     raw_key: bytes
     salt: bytes
@@ -72,7 +104,8 @@ class ApartRuns:
     """The runs one service has going in child processes, so that closing the vault stops
     them first."""
 
-    def __init__(self) -> None:
+    def __init__(self, open_service: ServiceFactory) -> None:
+        self._open_service = open_service
         self._lock = threading.Lock()
         self._running: set[_Child] = set()
 
@@ -92,6 +125,7 @@ class ApartRuns:
     ) -> IngestReport:
         raw_key, salt = vault.key_material()
         request = Request(
+            self._open_service,
             str(vault.path),
             raw_key,
             salt,
@@ -222,11 +256,9 @@ def _serve(pipe: Any) -> None:
 
 
 def _ingest(request: Request, pipe: Any, cancel: CancelToken) -> IngestReport:
-    from cairn.app import compose
-
     vault = Vault.open_with_key_material(Path(request.vault_path), request.raw_key, request.salt)
     try:
-        service = compose.service_for(vault, request.embedder, request.extraction)
+        service = request.open_service(vault, request.embedder, request.extraction)
     except BaseException:
         vault.close()
         raise

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
-from cairn.app.server.routes import Reply
+from cairn.app.server.endpoint import Reply
 
 RETRY_AFTER_S = 1  # what a refused client is told to wait before it tries again
 

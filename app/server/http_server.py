@@ -46,7 +46,7 @@ from urllib.parse import parse_qs, urlsplit
 from cairn.app.errors import CairnError, InvalidRequest, NodeNotFound
 from cairn.app.server import routes
 from cairn.app.server.connections import HeadReader, Place, raw_answer, refuse
-from cairn.app.server.routes import Reply
+from cairn.app.server.endpoint import Reply
 from cairn.app.service import MemoryService
 
 DEFAULT_HOST = "127.0.0.1"

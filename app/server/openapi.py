@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cairn.app.retrieval import PROFILES
-
-if TYPE_CHECKING:  # server_routes imports this module to answer /v1/openapi.json
-    from cairn.app.server.routes import Param, Route
+from cairn.app.server.endpoint import Param, Route
 
 JSON = "application/json"
 _STRING = {"type": "string"}

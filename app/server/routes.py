@@ -1,13 +1,12 @@
 """The graph server's endpoints under /v1/, each a call of a read method of ``MemoryService``,
-with the parameters each one takes; ``server_openapi`` describes them from this same table, so
+with the parameters each one takes; ``openapi`` describes them from this same table, so
 the document cannot drift from what is served. No route writes."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -17,58 +16,14 @@ from cairn.app.graph import DIRECTIONS, MAX_DEPTH
 from cairn.app.graphview import export
 from cairn.app.retrieval import MAX_LIMIT, PROFILES
 from cairn.app.server import graph_page, openapi
+from cairn.app.server.endpoint import Param, Params, Reply, Route
 from cairn.app.service import MemoryService
 
-Params = dict[str, list[str]]
-JSON = "application/json; charset=utf-8"
 GRAPHML = "application/graphml+xml; charset=utf-8"
 FORMATS = ("json", "graphml")
 # The whitespace a query may not consist of only, spelled out so the OpenAPI pattern means
 # the same in every regex dialect (Python, Rust and JavaScript disagree on Unicode spaces).
 BLANK = " \t\n\r\f\v"
-
-
-@dataclass(frozen=True)
-class Reply:
-    status: int
-    body: bytes
-    content_type: str = JSON
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def json(cls, data: Any, status: int = HTTPStatus.OK) -> Reply:
-        return cls(status, json.dumps(data, ensure_ascii=False, sort_keys=True).encode("utf-8"))
-
-    @classmethod
-    def error(cls, status: int, message: str) -> Reply:
-        return cls.json({"error": HTTPStatus(status).phrase, "message": message}, status)
-
-
-Handler = Callable[[MemoryService, "re.Match[str]", Params, list[str]], Reply]
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    where: str  # "query" or "path"
-    schema: dict[str, Any]
-    about: str
-    required: bool = False
-    repeat: bool = False  # may be given more than once (each value counts)
-
-
-@dataclass(frozen=True)
-class Route:
-    path: str  # as the OpenAPI document names it
-    handler: Handler
-    public: bool  # answered without a token: says nothing about what the vault holds
-    summary: str
-    params: tuple[Param, ...] = ()
-    answer: str = "json"  # what a 200 holds: a key of openapi.ANSWERS
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        return re.compile(re.escape(self.path).replace(r"\{id\}", _ID))
 
 
 @dataclass(frozen=True)
@@ -235,7 +190,6 @@ def _stats(
 
 # -- the table --------------------------------------------------------------------------------
 
-_ID = r"(?P<id>[0-9A-Za-z]{1,64})"
 _SCOPES = Param("scopes", "query", {"type": "string"}, "comma-separated (default: the token's)")
 _NODE_ID = Param(
     "id", "path", {"type": "string", "pattern": "^[0-9A-Za-z]{1,64}$"}, "the memory's id", True
