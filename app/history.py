@@ -31,64 +31,69 @@ class HistoryKeeper:
         self._space = space
 
     def supersede(self, old_id: str, new_id: str, scopes: list[str]) -> History:
+        with self._vault.write() as conn:
+            return self.supersede_in(conn, old_id, new_id, scopes)
+
+    def supersede_in(self, conn: Any, old_id: str, new_id: str, scopes: list[str]) -> History:
+        """``supersede`` within a write transaction the caller holds (an edit writes the new
+        version and supersedes the old one in one)."""
         if old_id == new_id:
             raise InvalidRequest("A memory cannot supersede itself.")
-        with self._vault.write() as conn:
-            rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
-            for node_id in (old_id, new_id):
-                if node_id not in rows:
-                    raise NodeNotFound(node_id)
-            old, new = rows[old_id], rows[new_id]
-            if self._pack.edge_for(new["type"], old["type"], (EDGE,)) is None:
-                raise InvalidRequest(
-                    f"A {old['type']} cannot be superseded by a {new['type']}: the pack lets "
-                    f"{EDGE} join only memories of the same kind."
-                )
-            for row, role in ((old, "old"), (new, "new")):
-                if row["status"] == "superseded":
-                    newer = graph_rows.newest_edge_source(conn, row["id"], EDGE)
-                    raise InvalidRequest(
-                        f"The {role} memory {row['title']!r} is already superseded"
-                        + (f" by {newer}; supersede that one instead." if newer else ".")
-                    )
-            if old_id in {e.id for e in self._chain(conn, new_id, scopes, older=True)}:
-                raise InvalidRequest(f"{old['title']!r} is already older than {new['title']!r}.")
-            # The edge new -> old closes a cycle when old already (transitively) supersedes
-            # new. The status check above misses it once a superseded version was made active
-            # again (archive, then unarchive); the check just above looks the other way.
-            if new_id in {e.id for e in self._chain(conn, old_id, scopes, older=True)}:
-                raise InvalidRequest(
-                    f"{old['title']!r} already supersedes {new['title']!r}; the other way "
-                    "round would make a cycle."
-                )
-            at = now_iso()
-            graph_rows.update_node(
-                conn,
-                old_id,
-                {
-                    "status": "superseded",
-                    "valid_to": old["valid_to"] or new["valid_from"] or at,
-                    "updated_at": at,
-                },
+        rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
+        for node_id in (old_id, new_id):
+            if node_id not in rows:
+                raise NodeNotFound(node_id)
+        old, new = rows[old_id], rows[new_id]
+        if self._pack.edge_for(new["type"], old["type"], (EDGE,)) is None:
+            raise InvalidRequest(
+                f"A {old['type']} cannot be superseded by a {new['type']}: the pack lets "
+                f"{EDGE} join only memories of the same kind."
             )
-            self._space.status_changed(old["seq"], "superseded")
-            if new["status"] == "pending":
-                graph_rows.update_node(conn, new_id, {"status": "active", "updated_at": at})
-                self._space.status_changed(new["seq"], "active")
-            graph_rows.insert_edge(
-                conn,
-                {
-                    "src": new_id,
-                    "dst": old_id,
-                    "type": EDGE,
-                    "layer": self._pack.edge_types[EDGE].layer,
-                    "rationale": "superseded by the person",
-                    "created_at": at,
-                },
+        for row, role in ((old, "old"), (new, "new")):
+            if row["status"] == "superseded":
+                newer = graph_rows.newest_edge_source(conn, row["id"], EDGE)
+                raise InvalidRequest(
+                    f"The {role} memory {row['title']!r} is already superseded"
+                    + (f" by {newer}; supersede that one instead." if newer else ".")
+                )
+        if old_id in {e.id for e in self._chain(conn, new_id, scopes, older=True)}:
+            raise InvalidRequest(f"{old['title']!r} is already older than {new['title']!r}.")
+        # The edge new -> old closes a cycle when old already (transitively) supersedes
+        # new. The status check above misses it once a superseded version was made active
+        # again (archive, then unarchive); the check just above looks the other way.
+        if new_id in {e.id for e in self._chain(conn, old_id, scopes, older=True)}:
+            raise InvalidRequest(
+                f"{old['title']!r} already supersedes {new['title']!r}; the other way "
+                "round would make a cycle."
             )
-            dedup_rows.close_review_items_of(conn, old_id, "superseded", at)
-            receipts.append(conn, "supersede", {"nodes": 2})
-            return self._history(conn, new_id, scopes)
+        at = now_iso()
+        graph_rows.update_node(
+            conn,
+            old_id,
+            {
+                "status": "superseded",
+                "valid_to": old["valid_to"] or new["valid_from"] or at,
+                "updated_at": at,
+            },
+        )
+        self._space.status_changed(old["seq"], "superseded")
+        if new["status"] == "pending":
+            graph_rows.update_node(conn, new_id, {"status": "active", "updated_at": at})
+            self._space.status_changed(new["seq"], "active")
+        graph_rows.insert_edge(
+            conn,
+            {
+                "src": new_id,
+                "dst": old_id,
+                "type": EDGE,
+                "layer": self._pack.edge_types[EDGE].layer,
+                "rationale": "superseded by the person",
+                "created_at": at,
+            },
+        )
+        dedup_rows.close_review_items_of(conn, old_id, "superseded", at)
+        receipts.append(conn, "supersede", {"nodes": 2})
+        return self._history(conn, new_id, scopes)
 
     def history(self, node_id: str, scopes: list[str]) -> History:
         with self._vault.read() as conn:

@@ -9,15 +9,14 @@ Every read names the scopes it may see; rows outside them do not exist for it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from cairn.app import backups, briefing, forgetting, graph, receipts, retrieval
-from cairn.app import settings as memory_settings
-from cairn.app.clock import now_iso
+from cairn.app import briefing, forgetting, graph, retrieval
 from cairn.app.embedding_space import EmbeddingSpace
-from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope
+from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.graphview import data, export
 from cairn.app.history import HistoryKeeper
 from cairn.app.inbox import Inbox
@@ -36,18 +35,17 @@ from cairn.app.models import (
     ReviewItem,
     SearchResponse,
     TraverseResponse,
-    VerifyReport,
     WriteResult,
 )
-from cairn.app.packs import Pack
+from cairn.app.packs import NodeType, Pack
 from cairn.app.review import Review
-from cairn.app.tokens import Tokens
+from cairn.app.service_upkeep import VaultUpkeep
 from cairn.app.writer import NewMemory, Writer
-from cairn.storage import fulltext, graph_rows, records, sentinel, source_rows, vectors
+from cairn.storage import fulltext, graph_rows, source_rows
 from cairn.storage.vault import Vault
 
 
-class MemoryService:
+class MemoryService(VaultUpkeep):
     def __init__(
         self,
         vault: Vault,
@@ -58,8 +56,8 @@ class MemoryService:
     ) -> None:
         """``open_in_child`` builds the service of the vault a child process opens, for runs
         apart (``ingest(separate_process=True)``); without it such a run is refused."""
-        self.vault = vault
-        self.pack = pack
+        self._vault = vault
+        self._pack = pack
         self._space = space
         self._writer = Writer(vault, pack, space)
         self._inbox = Inbox(vault, self._writer)
@@ -69,8 +67,7 @@ class MemoryService:
         self._extraction = extraction or ExtractionSettings()
         self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
         self._apart_runs = ApartRuns(open_in_child) if open_in_child else None
-        self.tokens = Tokens(vault, self.scopes)  # the graph server's bearer tokens
-        self.retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
+        self._retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -109,7 +106,7 @@ class MemoryService:
         if self._apart_runs is None:
             raise InvalidRequest("This service cannot run an ingest apart; run it in process.")
         return self._apart_runs.run(
-            self.vault, self._space.embedder, self._extraction, files, **options
+            self._vault, self._space.embedder, self._extraction, files, **options
         )
 
     def sources(
@@ -118,7 +115,7 @@ class MemoryService:
         """The files the vault keeps track of in ``scopes`` (default: all), with their state
         and, if they failed, why."""
         chosen = self._scopes(scopes) if scopes is not None else self.scopes()
-        with self.vault.read() as conn:
+        with self._vault.read() as conn:
             rows = source_rows.listed(conn, states=states, scopes=chosen)
         for row in rows:  # a name that is not UTF-8: its exact bytes, as hex for JSON
             row["path_bytes"] = row["path_bytes"].hex() if row["path_bytes"] else None
@@ -175,12 +172,35 @@ class MemoryService:
         found by ``include_history`` and ``as_of`` reads), joined by a ``supersedes`` edge."""
         return self._history.supersede(old_id, new_id, self._scopes(scopes))
 
+    def revise(self, node_id: str, title: str, body: str, *, scopes: Sequence[str]) -> History:
+        """Edit a memory: the text becomes a new version that supersedes ``node_id``, both in
+        one transaction (either both happen or neither). The new version keeps the old one's
+        type, attributes, scope and source; the old one stays as history."""
+        chosen = self._scopes(scopes)
+        if not title.strip():
+            raise InvalidRequest("A memory needs a title.")
+        found = self.get([node_id], scopes=chosen, use=False)
+        if not found.nodes:
+            raise NodeNotFound(node_id)
+        old = found.nodes[0].node
+        versions: list[History] = []
+
+        def supersede(conn: Any, row: dict[str, Any]) -> None:
+            versions.append(self._history.supersede_in(conn, old.id, row["id"], chosen))
+
+        memory = NewMemory(
+            old.type, title.strip(), body, old.attrs, old.scope, old.source, old.locator
+        )
+        # A new version says much the same as the old one on purpose: no duplicate check.
+        self._writer.write(memory, dedup=False, within=supersede)
+        return versions[0]
+
     def history(self, node_id: str, *, scopes: Sequence[str]) -> History:
         """A memory's versions, oldest first, walking ``supersedes`` both ways."""
         return self._history.history(node_id, self._scopes(scopes))
 
     def briefing(self, *, scopes: Sequence[str], today: str | None = None) -> Briefing:
-        return briefing.briefing(self.vault, self.pack, self._scopes(scopes), today)
+        return briefing.briefing(self._vault, self._pack, self._scopes(scopes), today)
 
     def link(
         self,
@@ -213,14 +233,14 @@ class MemoryService:
         if unknown:
             raise InvalidRequest(f"Unknown status {unknown[0]!r}.")
         chosen = self._scopes(scopes)
-        with self.vault.read() as conn:
+        with self._vault.read() as conn:
             rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
         return [Node.from_row(row) for row in rows]
 
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> dict[str, Any]:
         """Delete a memory for good (a Document with its passages): the only deletion, always
         the person's explicit act. Returns how many nodes went; the receipt holds no text."""
-        return forgetting.forget(self.vault, self._space, node_id, self._scopes(scopes))
+        return forgetting.forget(self._vault, self._space, node_id, self._scopes(scopes))
 
     def unarchive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
         return self._writer.set_status(
@@ -248,16 +268,16 @@ class MemoryService:
         )
         retrieval.check(options, retrieval.MAX_LIMIT)
         return retrieval.search(
-            self.vault, self._space, query, self._scopes(scopes), options, self._term_counts
+            self._vault, self._space, query, self._scopes(scopes), options, self._term_counts
         )
 
     def get(self, ids: Sequence[str], *, scopes: Sequence[str], use: bool = True) -> GetResponse:
         """The memories ``ids`` with their links. Each one found counts as used (retention)
         unless ``use`` is False: the graph server's reads, which never write."""
         chosen = self._scopes(scopes)
-        got = self._review.marked(graph.get(self.vault, ids, chosen), chosen)
+        got = self._review.marked(graph.get(self._vault, ids, chosen), chosen)
         if use and got.nodes:
-            self.retention.opened([detail.node.id for detail in got.nodes])
+            self._retention.opened([detail.node.id for detail in got.nodes])
         return got
 
     def traverse(
@@ -278,8 +298,8 @@ class MemoryService:
         if as_of is not None:
             valid_at = functools.partial(retrieval.valid_at, instant=retrieval.as_of_instant(as_of))
         return graph.traverse(
-            self.vault,
-            self.pack,
+            self._vault,
+            self._pack,
             start,
             self._scopes(scopes),
             depth=depth,
@@ -314,132 +334,32 @@ class MemoryService:
 
     # -- scopes -------------------------------------------------------------------------------
 
-    def scopes(self) -> list[str]:
-        with self.vault.read() as conn:
-            return records.scope_names(conn)
-
-    def settings(self) -> dict[str, Any]:
-        """The vault's memory settings (dedup bands, resolver mode, tag anchoring)."""
-        with self.vault.read() as conn:
-            return memory_settings.as_dict(conn)
-
-    def change_setting(self, name: str, value: Any) -> dict[str, Any]:
-        with self.vault.write() as conn:
-            memory_settings.write(conn, name, value)
-            return memory_settings.as_dict(conn)
-
-    def add_scope(self, name: str) -> bool:
-        """Create a scope; False if it existed."""
-        if not SCOPE_NAME.match(name):
-            raise InvalidRequest(f"A scope name is {SCOPE_RULE}; {name!r} is not.")
-        if name == sentinel.ENGINE_SCOPE:
-            raise InvalidRequest(f"The scope name {name!r} is Cairn's own; choose another.")
-        with self.vault.write() as conn:
-            return records.add_scope(conn, name, now_iso())
-
-    # -- embeddings ---------------------------------------------------------------------------
-
-    @property
-    def vector_search_ready(self) -> bool:
-        return self._space.ready
-
-    def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed every memory lacking a vector in the active space; turns vector search on."""
-        count = self._space.rebuild(progress)
-        with self.vault.write() as conn:
-            receipts.append(conn, "reindex", {"nodes": count})
-        return count
-
-    # -- the vault ----------------------------------------------------------------------------
-
-    def stats(self, *, scopes: Sequence[str]) -> dict[str, Any]:
-        chosen = self._scopes(scopes)
-        with self.vault.read() as conn:
-            return {
-                "vault": str(self.vault.path),
-                "file_bytes": self.vault.file_size(),
-                "pack": {"name": self.pack.name, "version": self.pack.version},
-                "nodes_by_type": graph_rows.counts_by(conn, "type", chosen),
-                "nodes_by_status": graph_rows.counts_by(conn, "status", chosen),
-                "nodes_by_scope": graph_rows.counts_by(conn, "scope", chosen),
-                "edges": graph_rows.edge_count(conn, chosen),
-                "embedder": self._space.identity,
-                "vector_search": self._space.ready,
-                "embedding_spaces": [
-                    # Vector counts span every scope: shown only to a caller that sees all.
-                    space
-                    if set(chosen) >= set(records.scope_names(conn))
-                    else {k: v for k, v in space.items() if k != "vectors"}
-                    for space in vectors.spaces(conn)
-                ],
-                "receipts": records.receipt_count(conn),
-            }
-
-    def verify(self) -> VerifyReport:
-        """The file's integrity checks, the receipt chain, and index consistency."""
-        problems = self.vault.integrity_problems()
-        with self.vault.read() as conn:
-            chain = receipts.verify(records.receipts(conn)).as_dict()
-            node_count = graph_rows.node_count(conn)
-            indexed = fulltext.indexed_count(conn)
-        index_problems = []
-        if indexed != node_count:
-            index_problems.append(
-                f"the full-text index holds {indexed} entries for {node_count} memories"
-            )
-        return VerifyReport(problems, chain, index_problems)
-
-    def export_receipts(self) -> receipts.ChainExport:
-        """The receipt chain's head hash and count (kept elsewhere, they later prove history
-        was only appended to) and its content-free receipts; not ok if the chain is broken."""
-        with self.vault.read() as conn:
-            return receipts.export(records.receipts(conn))
-
-    def verify_receipts(
-        self, *, head: str | None = None, count: int | None = None
-    ) -> receipts.ChainReport:
-        """Walk the receipt chain; with an exported ``head`` and ``count``, also check that
-        receipt number ``count`` still has hash ``head`` (see ``receipts.verify_against``)."""
-        expected = receipts.exported(head, count)
-        with self.vault.read() as conn:
-            rows = records.receipts(conn)
-        return (
-            receipts.audit(rows) if expected is None else receipts.verify_against(rows, *expected)
-        )
-
-    def backup(self, dest: Path | str, *, overwrite: bool = False) -> backups.CopyResult:
-        """A consistent encrypted copy of the vault at ``dest`` while it stays open, checked
-        before it takes its name (see ``app.backup``)."""
-        return backups.backup(self.vault, Path(dest), overwrite=overwrite)
-
-    def change_passphrase(self, new_passphrase: str) -> None:
-        if not new_passphrase:
-            raise InvalidRequest("The new passphrase is empty.")
-        self.vault.change_passphrase(new_passphrase)
-        with self.vault.write() as conn:
-            receipts.append(conn, "rekey", {})
-
-    def _scopes(self, scopes: Sequence[str]) -> list[str]:
-        """The scopes a call names, each of which must exist (a typo is not an empty vault)."""
-        chosen = _listed(scopes)
-        known = self.scopes()
-        for name in chosen:
-            if name not in known:
-                raise UnknownScope(name, known)
-        return chosen
-
     def close(self) -> None:
         if self._apart_runs is not None:
             self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
-        self.retention.save_uses_before_close()
+        self._retention.save_uses_before_close()
         self._space.close()
-        self.vault.close()
+        self._vault.close()
 
     def __enter__(self) -> MemoryService:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- the pack: what kinds of memory and link this vault knows ----------------------------
+
+    def node_types(self) -> Mapping[str, NodeType]:
+        """The vault pack's node types by name, read only."""
+        return MappingProxyType(self._pack.node_types)
+
+    def edge_types(self) -> list[str]:
+        return sorted(self._pack.edge_types)
+
+    def pack_rules(self) -> Pack:
+        """The vault's pack as a description to read: its types, edge types and which edges
+        may join which kinds (the window offers only the links the pack allows)."""
+        return self._pack
 
     # -- graph view ---------------------------------------------------------------------------
 
@@ -457,8 +377,8 @@ class MemoryService:
         ``expanded``, laid out (positions cached in the vault). ``None``: every type/layer."""
         chosen = data.GraphFilter.of(node_types, edge_layers, linked_only=False)
         return data.ego(
-            self.vault,
-            self.pack,
+            self._vault,
+            self._pack,
             node_id,
             self._scopes(scopes),
             chosen,
@@ -469,7 +389,7 @@ class MemoryService:
     def graph_export(self, *, scopes: Sequence[str]) -> Any:
         """Every visible memory of ``scopes`` and their edges as a networkx MultiDiGraph,
         read only (no layout is made or cached): the graph server's export."""
-        return export.whole(self.vault, self._scopes(scopes))
+        return export.whole(self._vault, self._scopes(scopes))
 
     def graph_overview(
         self,
@@ -483,16 +403,7 @@ class MemoryService:
         """Every visible memory the filters keep, laid out and coloured by community; above
         ``cap`` memories, how many there are instead (never a silent sample)."""
         chosen = data.GraphFilter.of(node_types, edge_layers, linked_only=linked_only)
-        return data.overview(self.vault, self.pack, self._scopes(scopes), chosen, cap=cap)
-
-
-def _listed(scopes: Sequence[str]) -> list[str]:
-    if isinstance(scopes, str):
-        raise InvalidRequest("Scopes are a list of names, not one string.")
-    chosen = list(dict.fromkeys(scopes))
-    if not chosen:
-        raise InvalidRequest("A read must name at least one scope it may see.")
-    return chosen
+        return data.overview(self._vault, self._pack, self._scopes(scopes), chosen, cap=cap)
 
 
 __all__ = ["ALL_STATUSES", "MemoryService"]

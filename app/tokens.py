@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -115,27 +115,3 @@ def _token(row: dict[str, Any]) -> Token:
     return Token(
         row["id"], row["name"], json.loads(row["scopes"]), row["created_at"], row["revoked_at"]
     )
-
-
-class Tokens:
-    """The service's token keeper (``MemoryService.tokens``): the CLI and the server reach
-    tokens through the service, like everything else in the vault."""
-
-    def __init__(self, vault: Vault, scopes: Callable[[], list[str]]) -> None:
-        self._vault = vault
-        self._scopes = scopes
-
-    def create(self, scopes: Sequence[str], *, name: str = "") -> tuple[Token, str]:
-        return create(self._vault, scopes, self._scopes(), name=name)
-
-    def listed(self) -> list[Token]:
-        return listed(self._vault)
-
-    def revoke(self, token_id: str) -> Token:
-        return revoke(self._vault, token_id)
-
-    def verify(self, secret: str) -> Token | None:
-        return verify(self._vault, secret)
-
-    def any_live(self) -> bool:
-        return any_live(self._vault)

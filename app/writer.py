@@ -10,7 +10,7 @@ vault and reports the structural consequence (``WriteResult``).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,7 @@ class Writer:
         keep_whole: frozenset[str] | None = None,
         links: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
+        within: Callable[[Any, dict[str, Any]], None] | None = None,
     ) -> WriteResult:
         """Store ``memory`` through the dedup gate. ``force_new`` stores an entity the
         resolver's block mode would hold back; ``dedup=False`` skips the gate (a supersede
@@ -92,7 +93,9 @@ class Writer:
         they are not compared (a changed file is replacing them), and a passage is never
         absorbed into another memory, only linked to it, so a document keeps all its parts.
         ``links`` and ``tags`` replace those found in the body (a passage passes none: its
-        document carries the file's links)."""
+        document carries the file's links). ``within`` runs in the same transaction once the
+        memory is stored, with the connection and its row (an edit supersedes the old version
+        there); if it raises, nothing of the write is kept."""
         self._check_new(memory)
         node_type = self._pack.node_types[memory.type]
         attrs = feedback.normalize_status(node_type, dict(memory.attrs or {}))
@@ -157,6 +160,8 @@ class Writer:
                     lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
                     already={link["id"] for link in found.links},
                 )
+            if within is not None:
+                within(conn, row)
             node = Node.from_row(graph_rows.nodes_by_ids(conn, [row["id"]], [memory.scope])[0])
             degree = graph_rows.degree(conn, node.id)
         if applied.reembed:

@@ -53,7 +53,7 @@ def build(path: Path, count: int, passages: list[str], embedder: Embedder) -> Bu
         for scope in SCOPES[1:]:
             service.add_scope(scope)
         for chunk_start in range(0, count, CHUNK):
-            with service.vault.write():
+            with service._vault.write():
                 for index in range(chunk_start, min(count, chunk_start + CHUNK)):
                     title, body, tags = corpus.memory(passages, index)
                     scope = scope_of(index)

@@ -80,7 +80,7 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
 
         def ranked(question: str) -> list[str]:
             # The service always runs both legs; evaluation calls retrieval as bench.quality does.
-            response = retrieval.search(service.vault, service._space, question, [SCOPE], options)
+            response = retrieval.search(service._vault, service._space, question, [SCOPE], options)
             return [hit.id for hit in response.results]
 
         return ranked

@@ -104,8 +104,8 @@ def build_vault(path: Path, count: int) -> tuple[Any, float]:
     hub_set = set(hubs)
     ids = [new_id() for _ in range(count)]
     at = now_iso()
-    layers = {name: spec.layer for name, spec in service.pack.edge_types.items()}
-    with service.vault.write() as conn:
+    layers = {name: spec.layer for name, spec in service.pack_rules().edge_types.items()}
+    with service._vault.write() as conn:
         for index, node_id in enumerate(ids):
             kind = HUB_TYPES[index % 3] if index in hub_set else "Note"
             graph_rows.insert_node(
@@ -198,7 +198,7 @@ def ui_stall(app: Any, service: Any) -> dict[str, Any]:
     from cairn.ui.graph_view import GraphView
     from cairn.ui.session import Session
 
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("DELETE FROM graph_layouts")
     session = Session()
     session.service = service

@@ -141,7 +141,7 @@ def build_vault(path: Path, docs: list[tuple[str, str]], embedder: MiniLMEmbedde
             rows = [_row(docno, text) for docno, text in docs[first : first + EMBED_BATCH]]
             texts = [searchable_text(row["title"], row["body"], {}) for row in rows]
             vectors = embedder.embed(texts)  # before the write lock, as the write path does
-            with service.vault.write() as conn:
+            with service._vault.write() as conn:
                 for row, text, vector in zip(rows, texts, vectors, strict=True):
                     seq = graph_rows.insert_node(conn, row)
                     fulltext.index(conn, seq, text)
@@ -164,7 +164,7 @@ def run_config(service: MemoryService, collection: Collection, config: Config) -
 
     def search(query: str) -> list[str]:
         response = retrieval.search(
-            service.vault, service._space, query, [SCOPE], options, counts=None
+            service._vault, service._space, query, [SCOPE], options, counts=None
         )
         return [(hit.source or "").removeprefix(SOURCE_PREFIX) for hit in response.results]
 

@@ -74,7 +74,7 @@ def writes_and_searches(
             service.search(query, scopes=list(SCOPES))
             searches.append(time.perf_counter() - start)
             query_embed.append(timed.last())
-        file_bytes = service.vault.file_size()
+        file_bytes = service._vault.file_size()
     finally:
         service.close()
     return {

@@ -72,7 +72,7 @@ def build(path: Path, count: int) -> list[str]:
     service = compose.create_vault(path, PASSPHRASE, embedder=RandomEmbedder())
     try:
         for start in range(0, count, CHUNK):
-            with service.vault.write():
+            with service._vault.write():
                 for index in range(start, min(count, start + CHUNK)):
                     service.write(_kind(index), made[index], dedup=False)
             print(f"    entities {min(count, start + CHUNK):,}/{count:,}", file=sys.stderr)
@@ -93,7 +93,7 @@ def measure(path: Path, made: list[str]) -> dict[str, Any]:
     with compose.open_vault(path, PASSPHRASE, embedder=timed) as service:
         lookups: list[float] = []
         found = 0
-        with service.vault.read() as conn:
+        with service._vault.read() as conn:
             for query in queries[:20]:  # warm the page cache as a running app would have it
                 resolver.lookup(conn, [query], ["personal"])
             for query in queries:

@@ -60,7 +60,7 @@ def probe(spec: dict[str, Any]) -> dict[str, Any]:
     service = compose.open_vault(Path(spec["path"]), spec["passphrase"], embedder=embedder)
     try:
         assert service.vector_search_ready, "vector search is off in the bench vault"
-        _, secret = service.tokens.create(service.scopes(), name="bench load")
+        _, secret = service.create_token(service.scopes(), name="bench load")
         server = GraphServer(service, ServeOptions(port=0))
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()

@@ -151,3 +151,20 @@ def test_imports_never_go_up_or_sideways_between_faces() -> None:
             if climbs or sideways:
                 upward.append(f"{module} imports {target}")
     assert upward == []
+
+
+def test_faces_reach_the_service_only_through_its_methods() -> None:
+    faces = [*(ROOT / "ui").rglob("*.py"), *(APP / "cli").rglob("*.py")]
+    faces += [*(APP / "server").rglob("*.py")]
+    reached = []
+    for path in faces:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+                continue
+            if node.attr.startswith("__"):
+                continue
+            owner = node.value
+            name = getattr(owner, "id", None) or getattr(owner, "attr", "")
+            if "service" in name.lower():
+                reached.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}.{node.attr}")
+    assert reached == []

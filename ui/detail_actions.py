@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.errors import InvalidRequest
 from cairn.app.models import History, Node, NodeDetail
 from cairn.app.packs import Pack
 from cairn.app.service import MemoryService
@@ -48,23 +47,10 @@ def load_detail(service: MemoryService, node_id: str) -> Loaded:
 
 
 def write_new_version(service: MemoryService, old: Node, title: str, body: str) -> str:
-    """The edited text as a new version that supersedes ``old``; returns the new id."""
-    if not title.strip():
-        raise InvalidRequest("A memory needs a title.")
-    written = service.write(
-        old.type,
-        title.strip(),
-        body,
-        attrs=old.attrs,
-        scope=old.scope,
-        source=old.source,
-        locator=old.locator,
-        dedup=False,  # a new version says much the same on purpose: no duplicate check
-    )
-    if written.node is None:
-        raise InvalidRequest("The new version was not stored; nothing was changed.")
-    service.supersede(old.id, written.node.id, scopes=service.scopes())
-    return written.node.id
+    """The edited text as a new version that supersedes ``old`` (one transaction: see
+    ``MemoryService.revise``); returns the new id."""
+    versions = service.revise(old.id, title, body, scopes=service.scopes())
+    return versions.chain[versions.position].id
 
 
 def supersede(service: MemoryService, old_id: str, new_id: str) -> str:

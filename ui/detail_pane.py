@@ -422,4 +422,4 @@ class DetailPane(QWidget):
 
     def _pack(self) -> Any:
         service = self._session.service
-        return service.pack if service is not None else None
+        return service.pack_rules() if service is not None else None

@@ -150,7 +150,7 @@ class GraphView(QWidget):
         menu = self.types_button.menu()
         menu.clear()
         self.type_actions = {}
-        for name in service.pack.node_types:
+        for name in service.node_types():
             action = menu.addAction(name)
             action.setCheckable(True)
             action.setChecked(True)

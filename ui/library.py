@@ -44,7 +44,7 @@ def fetch_counts(service: MemoryService) -> LibraryCounts:
     stats = service.stats(scopes=scopes)
     by_type: dict[str, int] = stats["nodes_by_type"]
     by_status: dict[str, int] = stats["nodes_by_status"]
-    node_types = service.pack.node_types
+    node_types = service.node_types()
     listed = [name for name in node_types if by_type.get(name, 0) > 0 or name in COMMON_TYPES]
     listed.sort(key=lambda name: (FAMILY_ORDER.get(node_types[name].family, 3), name))
     return LibraryCounts(

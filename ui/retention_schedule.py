@@ -21,7 +21,7 @@ RETRY_MS = 5 * 60_000
 
 
 def _run_pass(service: MemoryService) -> PassReport:
-    return service.retention.run()
+    return service.run_retention()
 
 
 class RetentionSchedule(QObject):

@@ -36,7 +36,7 @@ def load_queue(service: MemoryService) -> ReviewQueue:
     sides = [side for found in items.values() for i in found for side in (i.node, i.other)]
     sources = {side["id"]: side.get("source") for side in sides if side}
     stubs = service.briefing(scopes=scopes).stubs_to_enrich
-    return ReviewQueue(items, stubs, sources, service.retention.proposals(scopes))
+    return ReviewQueue(items, stubs, sources, service.retention_proposals(scopes=scopes))
 
 
 def settle(service: MemoryService, item_id: str, action: str) -> str:
@@ -56,10 +56,10 @@ def settle_proposal(service: MemoryService, node_id: str, action: str) -> str:
     """Archive or keep a faded memory the supervisor proposed (worker side)."""
     scopes = service.scopes()
     if action == "archive":
-        service.retention.archive(node_id, scopes)
+        service.archive_proposal(node_id, scopes=scopes)
         return (
             "Archived. It no longer shows in search; the Archive shelf of the library lists "
             "it, and Unarchive brings it back."
         )
-    service.retention.keep(node_id, scopes)
+    service.keep(node_id, scopes=scopes)
     return "Kept. It is no longer counted as short-lived."

@@ -52,7 +52,7 @@ COLUMNS = ("Name", "Scopes", "Created", "State")
 
 
 def _tokens_and_scopes(service: MemoryService) -> tuple[list[Token], list[str]]:
-    return service.tokens.listed(), service.scopes()
+    return service.list_tokens(), service.scopes()
 
 
 class GraphServerPage(QWidget):
@@ -258,7 +258,7 @@ class GraphServerPage(QWidget):
 
         call_in_worker(
             self,
-            service.tokens.create,
+            service.create_token,
             scopes,
             name=self.token_name.text(),
             on_done=created,
@@ -293,7 +293,7 @@ class GraphServerPage(QWidget):
 
         call_in_worker(
             self,
-            service.tokens.revoke,
+            service.revoke_token,
             token_id,
             on_done=revoked,
             on_failed=self.token_notice.show_error,

@@ -113,7 +113,7 @@ def _named(path: Path | None) -> str | None:
 
 
 def _live_tokens(service: MemoryService) -> list[Token]:
-    return [token for token in service.tokens.listed() if not token.revoked]
+    return [token for token in service.list_tokens() if not token.revoked]
 
 
 class ServerStatusLabel(QLabel):

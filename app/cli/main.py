@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.app import compose
-from cairn.app.cli import backup, doctor, ingest, memory, receipts, retention, serve, tokens
+from cairn.app.cli import backup, doctor, edit, ingest, memory, receipts, retention, serve, tokens
 from cairn.app.cli.common import (
     ask,
     emit,
@@ -58,7 +58,7 @@ _FALSE = {"false", "no", "n", "0"}
 def _parse_attrs(service: MemoryService, type_name: str, pairs: Sequence[str]) -> dict[str, Any]:
     """``key=value`` pairs typed as the pack declares them; a value that does not fit is an
     error that says so, never a silent guess."""
-    node_type = service.pack.node_types.get(type_name)
+    node_type = service.node_types().get(type_name)
     attrs: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -421,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     verb("reindex", cmd_reindex, "embed memories that lack a vector (turns vector search on)")
     verb("demo", cmd_demo, "a short tour on a temporary vault")
     memory.register(verb, scoped)
+    edit.register(verb, scoped)
     ingest.register(verb)
     receipts.register(verb)
     backup.register(verb)

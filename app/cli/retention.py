@@ -24,9 +24,8 @@ def _print_proposals(proposals: list[Proposal]) -> None:
 
 def cmd_retention(args: argparse.Namespace) -> int:
     with open_service(args, with_embedder=False) as service:
-        retention = service.retention
         if args.what == "run":
-            report = retention.run(dry_run=args.dry_run)
+            report = service.run_retention(dry_run=args.dry_run)
 
             def ran() -> None:
                 if report.labelled:
@@ -49,7 +48,7 @@ def cmd_retention(args: argparse.Namespace) -> int:
             return 0
         scopes = scopes_of(service, args)
         if args.what == "proposals":
-            proposals = retention.proposals(scopes)
+            proposals = service.retention_proposals(scopes=scopes)
 
             def listed() -> None:
                 if not proposals:
@@ -59,14 +58,14 @@ def cmd_retention(args: argparse.Namespace) -> int:
             emit(args, [p.as_dict() for p in proposals], listed)
             return 0
         if args.what in ("archive", "keep"):
-            decide = retention.archive if args.what == "archive" else retention.keep
-            decide(args.id, scopes)
+            decide = service.archive_proposal if args.what == "archive" else service.keep
+            decide(args.id, scopes=scopes)
             done = (
                 "archived (undo: `cairn archive --undo ID`)" if args.what == "archive" else "kept"
             )
             emit(args, {"id": args.id, "decision": args.what}, lambda: print(f"{args.id} {done}"))
             return 0
-        entries = retention.log(scopes, node_id=args.id, limit=args.limit)
+        entries = service.retention_log(scopes=scopes, node_id=args.id, limit=args.limit)
 
     def logged() -> None:
         if not entries:

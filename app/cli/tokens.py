@@ -15,7 +15,7 @@ def cmd_token(args: argparse.Namespace) -> int:
     with open_service(args, with_embedder=False) as service:
         if args.what == "create":
             scopes = args.scopes.split(",")
-            token, secret = service.tokens.create(scopes, name=args.name or "")
+            token, secret = service.create_token(scopes, name=args.name or "")
 
             def created() -> None:
                 print(f"token {token.id} ({', '.join(token.scopes)})")
@@ -25,10 +25,10 @@ def cmd_token(args: argparse.Namespace) -> int:
             emit(args, {**token.as_dict(), "secret": secret}, created)
             return 0
         if args.what == "revoke":
-            token = service.tokens.revoke(args.id)
+            token = service.revoke_token(args.id)
             emit(args, token.as_dict(), lambda: print(f"token {token.id} revoked"))
             return 0
-        listed = service.tokens.listed()
+        listed = service.list_tokens()
 
     def human() -> None:
         if not listed:

@@ -126,14 +126,14 @@ class GraphServer(ThreadingHTTPServer):
                 "A token file and --allow-loopback-without-token contradict each other: choose one."
             )
         if options.only_secret is not None:
-            only = service.tokens.verify(options.only_secret)
+            only = service.verify_token(options.only_secret)
             if only is None:
                 raise ServerRefused(
                     "The token file does not hold a live token of this vault; "
                     "`cairn token list` shows them, `cairn token create` makes one."
                 )
             self.only_token = only.id
-        if not loopback and not service.tokens.any_live():
+        if not loopback and not service.any_live_token():
             raise ServerRefused(
                 f"Refusing to serve on {host}, which other machines can reach, without a "
                 "token: create one with `cairn token create --scopes personal`, or serve on "
@@ -383,7 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
         kind, _, secret = header.strip().partition(" ")
         if kind.lower() != "bearer" or not secret.strip():
             return None
-        token = self.server.service.tokens.verify(secret.strip())
+        token = self.server.service.verify_token(secret.strip())
         if token is None or self.server.only_token not in (None, token.id):
             return None
         return list(token.scopes)

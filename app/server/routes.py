@@ -118,7 +118,7 @@ def _health(
 def _openapi(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
-    return Reply.json(openapi.document(ROUTES, sorted(service.pack.edge_types)))
+    return Reply.json(openapi.document(ROUTES, service.edge_types()))
 
 
 def _page(service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]) -> Reply:

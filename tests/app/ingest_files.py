@@ -288,7 +288,7 @@ def unknown_encoding_bytes() -> bytes:
 def part_of_counts(service: Any) -> dict[str, int]:
     """Document id -> how many Passage nodes are ``part_of`` it, every status counted. Read
     from the tables: ``get`` caps the edges it lists and ``traverse`` skips history."""
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         rows = conn.execute(
             "SELECT d.id, count(p.id) FROM nodes AS d "
             "LEFT JOIN edges AS e ON e.dst = d.id AND e.type = 'part_of' "
@@ -299,5 +299,5 @@ def part_of_counts(service: Any) -> dict[str, int]:
 
 
 def node_count(service: Any) -> int:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return graph_rows.node_count(conn)  # every memory; not the engine's sentinel

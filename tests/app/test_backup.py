@@ -349,7 +349,7 @@ def test_a_backup_killed_while_writing_leaves_a_partial_that_the_next_one_remove
 ) -> None:
     # Large enough that the copy takes a good part of a second to write.
     filled = compose.create_vault(vault_path, PASSPHRASE, with_embedder=False)
-    with filled, filled.vault.write() as conn:
+    with filled, filled._vault.write() as conn:
         for i in range(400):
             conn.execute(
                 "INSERT INTO settings(key, value) VALUES (?, json_quote(?))",
@@ -438,7 +438,7 @@ def test_restore_refuses_a_vault_that_is_open(
 
 
 def test_every_new_vault_holds_the_sentinel_and_shows_it_nowhere(service: MemoryService) -> None:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert sentinel.present(conn)
     scopes = service.scopes()
     assert scopes == ["personal"]
@@ -466,7 +466,7 @@ def test_every_new_vault_holds_the_sentinel_and_shows_it_nowhere(service: Memory
         service.add_scope(sentinel.ENGINE_SCOPE)
     # Not indexed, so neither the index check nor vector search counts it missing.
     assert service.verify().ok and service.vector_search_ready
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert sentinel.present(conn)
 
 
@@ -477,6 +477,6 @@ def test_a_vault_made_before_the_sentinel_gets_it_when_opened(vault_path: Path) 
         conn.execute("DELETE FROM nodes WHERE id = ?", (sentinel.SENTINEL_ID,))
         assert not sentinel.present(conn)
     with compose.open_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
-        with svc.vault.read() as conn:
+        with svc._vault.read() as conn:
             assert sentinel.present(conn)
         assert svc.scopes() == ["personal"]

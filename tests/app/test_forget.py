@@ -16,14 +16,14 @@ MARKER = "quillfeatherzebra"
 
 
 def _tables(service: MemoryService) -> list[str]:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
 
 
 def _holding(service: MemoryService, needle: str) -> list[str]:
     """Every table whose decrypted rows hold ``needle`` (as text or inside a blob)."""
     found = []
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         for table in _tables(service):
             for row in conn.execute(f'SELECT * FROM "{table}"'):
                 for value in row:
@@ -72,8 +72,8 @@ def test_an_unknown_id_is_refused(service: MemoryService) -> None:
 
 
 def _in_pages(service: MemoryService, needle: str) -> int:
-    raw_key, _salt = service.vault.key_material()
-    return sum(needle.encode() in page for page in decrypted_pages(service.vault.path, raw_key))
+    raw_key, _salt = service._vault.key_material()
+    return sum(needle.encode() in page for page in decrypted_pages(service._vault.path, raw_key))
 
 
 def test_no_page_of_the_file_or_its_log_keeps_the_forgotten_text(service: MemoryService) -> None:
@@ -87,7 +87,7 @@ def test_no_page_of_the_file_or_its_log_keeps_the_forgotten_text(service: Memory
     assert _in_pages(service, MARKER) > 0  # the reading works: it is there before
     service.forget(gone.node.id, scopes=scopes)
     assert _in_pages(service, MARKER) == 0
-    wal = service.vault.path.with_name(service.vault.path.name + "-wal")
+    wal = service._vault.path.with_name(service._vault.path.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0
     assert service.search("pond cleaning", scopes=scopes).results  # the rest is intact
     assert service.verify().ok

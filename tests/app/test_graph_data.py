@@ -194,7 +194,7 @@ def test_forgetting_a_memory_removes_its_cached_positions(
     service.graph_overview(scopes=ALL)
 
     def rows_naming(node_id: str) -> int:
-        with service.vault.read() as conn:
+        with service._vault.read() as conn:
             positions = conn.execute(
                 "SELECT count(*) FROM graph_positions WHERE node_id = ?", (node_id,)
             ).fetchone()[0]

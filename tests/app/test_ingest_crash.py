@@ -81,7 +81,7 @@ BAD_FILES: dict[str, bytes] = {
 def _state(service: MemoryService) -> dict[str, Any]:
     """What the vault holds, by file: (passage texts in order) per path, each file's source
     state, and the totals."""
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         documents = conn.execute(
             "SELECT id, source, status FROM nodes WHERE type = 'Document'"
         ).fetchall()

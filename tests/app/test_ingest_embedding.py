@@ -42,7 +42,7 @@ def test_each_file_is_embedded_in_one_call_outside_the_write_lock(
     watched = WatchedEmbedder(embedder)
     service = compose.create_vault(tmp_path / "v.cairn", PASSPHRASE, embedder=watched)
     try:
-        watched.lock = service.vault._write_lock
+        watched.lock = service._vault._write_lock
         watched.calls.clear()
         report = service.ingest([folder])
         assert report.counts() == {"ingested": 2}

@@ -170,7 +170,7 @@ def test_a_file_that_vanishes_while_the_folder_is_read_fails_alone(
 
 
 def _passages(service: MemoryService, document_id: str) -> list[int]:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return sorted(
             ordinal
             for (ordinal,) in conn.execute(
@@ -222,7 +222,7 @@ def test_a_long_document_is_written_in_parts_and_a_stopped_one_is_finished_by_a_
     (outcome,) = second.files
     assert (outcome.state, outcome.document_id, outcome.passages) == ("ingested", unfinished, 701)
     assert _passages(service, unfinished) == list(range(701))  # each once
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         documents = conn.execute("SELECT count(*) FROM nodes WHERE type = 'Document'").fetchone()
     assert documents[0] == 1
 

@@ -575,7 +575,7 @@ def _ingest_corpus_folder(folder: Path, vault: Path) -> tuple[IngestReport, dict
     with compose.create_vault(vault, PASSPHRASE, with_embedder=False) as service:
         report = service.ingest([folder])
         assert service.verify().ok
-        with service.vault.read() as conn:
+        with service._vault.read() as conn:
             edges = {(kind, status): n for kind, status, n in conn.execute(REFERENCES)}
         rerun = service.ingest([folder])
         assert set(rerun.counts()) <= {"unchanged", "skipped"} and rerun.links == 0

@@ -15,7 +15,7 @@ ALL = ["personal"]
 
 
 def _rows(service: MemoryService) -> list[dict]:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return records.receipts(conn)
 
 
@@ -44,7 +44,7 @@ def test_receipts_carry_no_text_titles_or_ids(service: MemoryService) -> None:
 def test_an_altered_receipt_is_detected(service: MemoryService) -> None:
     for i in range(3):
         service.write("Note", f"note {i}")
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("UPDATE receipts SET counts = '{\"nodes\":5}' WHERE seq = 2")
     report = service.verify()
     assert not report.ok
@@ -54,7 +54,7 @@ def test_an_altered_receipt_is_detected(service: MemoryService) -> None:
 def test_a_removed_receipt_is_detected(service: MemoryService) -> None:
     for i in range(3):
         service.write("Note", f"note {i}")
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq = 2")
     report = service.verify()
     assert not report.ok

@@ -19,7 +19,7 @@ ALL = ["personal"]
 
 
 def _rows(service: MemoryService) -> list[dict]:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return records.receipts(conn)
 
 
@@ -28,7 +28,7 @@ def _rehash_last(service: MemoryService, counts: str) -> None:
     could: the walk stays clean, only an exported head can tell."""
     last = _rows(service)[-1]
     forged = receipts.receipt_hash(last["prev_hash"], last["at"], last["kind"], counts)
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute(
             "UPDATE receipts SET counts = ?, hash = ? WHERE seq = ?", (counts, forged, last["seq"])
         )
@@ -142,7 +142,7 @@ def test_the_exported_payload_holds_no_text_titles_ids_or_names(
 
 def test_changed_counts_are_found(service: MemoryService, cli: Cli) -> None:
     _notes(service, 3)
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("UPDATE receipts SET counts = '{\"nodes\":7}' WHERE seq = 3")
     out, _ = cli("receipts", "verify", expect=1)
     assert out.strip() == "The receipt chain is not intact: receipt 3 was altered."
@@ -152,7 +152,7 @@ def test_changed_counts_are_found(service: MemoryService, cli: Cli) -> None:
 
 def test_a_deleted_middle_receipt_is_found(service: MemoryService, cli: Cli) -> None:
     _notes(service, 3)
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq = 2")
     out, _ = cli("receipts", "verify", "--json", expect=1)
     report = json.loads(out)
@@ -165,7 +165,7 @@ def test_swapped_head_receipts_are_found(service: MemoryService, cli: Cli) -> No
     service.inbox_capture("second")
     rows = _rows(service)
     last, before = rows[-1], rows[-2]
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         for row, other in ((last, before), (before, last)):
             conn.execute(
                 "UPDATE receipts SET at = ?, kind = ?, counts = ? WHERE seq = ?",
@@ -195,7 +195,7 @@ def test_a_head_replaced_with_fresh_hashes_fails_against_the_export(
 def test_a_truncated_tail_fails_against_the_export(service: MemoryService, cli: Cli) -> None:
     _notes(service, 4)
     head, count = _export(cli)
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq > ?", (count - 2,))
     out, _ = cli("receipts", "verify")
     assert "intact" in out  # a shorter chain on its own is still a chain
@@ -211,7 +211,7 @@ def test_a_truncated_tail_with_new_receipts_appended_fails_against_the_export(
 ) -> None:
     _notes(service, 4)
     head, count = _export(cli)
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq > ?", (count - 2,))
     _notes(service, 5, start=4)  # real writes chain onto the cut, so the walk is clean
     out, _ = cli("receipts", "verify", "--json")

@@ -29,12 +29,12 @@ def _sim(a: str, b: str) -> float:
 
 
 def _lookup(service: MemoryService, *names: str, scopes: list[str] = ALL, fuzzy: bool = True):
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return lookup(conn, list(names), scopes, fuzzy=fuzzy)
 
 
 def _node_count(service: MemoryService) -> int:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return graph_rows.node_count(conn)
 
 

@@ -64,7 +64,7 @@ def test_new_memories_are_labelled_with_a_reason_and_clamped(
         assert node["retention_label"] == label
         assert band.importance[0] <= float(node["importance"]) <= band.importance[1]  # type: ignore[arg-type]
         assert band.stability[0] <= float(node["stability"]) <= band.stability[1]  # type: ignore[arg-type]
-    log = service.retention.log(ALL)
+    log = service.retention_log(scopes=ALL)
     reasons = {entry["node_id"]: entry for entry in log if entry["action"] == "labelled"}
     assert reasons[three["critical"]]["reason"] == "mentions 'allergic'"
     assert reasons[three["ephemeral"]]["reason"] == "a short note about 'today'"
@@ -89,22 +89,22 @@ class _Advisor:
 def test_an_advisor_is_heard_but_cannot_let_a_critical_memory_fade(
     service: MemoryService,
 ) -> None:
-    service.retention.plug_advisor(_Advisor("ephemeral", importance=0.99))
+    service._retention.plug_advisor(_Advisor("ephemeral", importance=0.99))
     critical = _write(service, "Fact", "The passport number is kept in the blue folder")
     normal = _write(service, "Note", "The orchard has twelve apple trees and a pear")
     assert _node(service, critical)["retention_label"] == "critical"
     assert _node(service, normal)["retention_label"] == "ephemeral"
     assert _node(service, normal)["importance"] == BANDS["ephemeral"].importance[1]  # clamped
-    log = {e["node_id"]: e for e in service.retention.log(ALL) if e["action"] == "labelled"}
+    log = {e["node_id"]: e for e in service.retention_log(scopes=ALL) if e["action"] == "labelled"}
     assert "advisor said ephemeral, not taken" in log[critical]["reason"]
     assert log[normal]["actor"] == "test-advisor"
-    service.retention.plug_advisor(_Advisor("fail"))
+    service._retention.plug_advisor(_Advisor("fail"))
     failed = _write(service, "Note", "Bees visit the lavender more than the roses")
     assert _node(service, failed)["retention_label"] == "normal"
-    assert service.retention.log(ALL, node_id=failed)[0]["reason"].endswith(
+    assert service.retention_log(scopes=ALL, node_id=failed)[0]["reason"].endswith(
         "advisor failed (RuntimeError)"
     )
-    service.retention.plug_advisor(None)
+    service._retention.plug_advisor(None)
     assert _node(service, _write(service, "Note", "Buy coffee tomorrow"))["retention_label"] == (
         "ephemeral"
     )
@@ -113,15 +113,15 @@ def test_an_advisor_is_heard_but_cannot_let_a_critical_memory_fade(
 def test_a_dry_run_proposes_only_faded_ephemeral_memories_and_changes_nothing(
     service: MemoryService, three: dict[str, str]
 ) -> None:
-    assert service.retention.run(dry_run=True).proposals == []  # nothing has faded yet
-    before = service.retention.log(ALL)
-    report = service.retention.run(dry_run=True, now=_later(30))
+    assert service.run_retention(dry_run=True).proposals == []  # nothing has faded yet
+    before = service.retention_log(scopes=ALL)
+    report = service.run_retention(dry_run=True, now=_later(30))
     assert [p.id for p in report.proposals] == [three["ephemeral"]]
     assert report.proposals[0].reason.startswith("ephemeral, unused for 30 days")
-    assert service.retention.log(ALL) == before
+    assert service.retention_log(scopes=ALL) == before
     assert _node(service, three["ephemeral"])["status"] == "active"
     # Even a century later the normal and critical memories are not proposed.
-    assert [p.id for p in service.retention.run(dry_run=True, now=_later(36_500)).proposals] == [
+    assert [p.id for p in service.run_retention(dry_run=True, now=_later(36_500)).proposals] == [
         three["ephemeral"]
     ]
 
@@ -130,10 +130,10 @@ def test_a_pass_logs_a_proposal_once_and_archives_nothing_by_default(
     service: MemoryService, three: dict[str, str]
 ) -> None:
     for _ in range(2):
-        report = service.retention.run(now=_later(30))
+        report = service.run_retention(now=_later(30))
         assert [p.id for p in report.proposals] == [three["ephemeral"]]
         assert report.archived == [] and report.mode == "propose"
-    proposed = [e for e in service.retention.log(ALL) if e["action"] == "proposed"]
+    proposed = [e for e in service.retention_log(scopes=ALL) if e["action"] == "proposed"]
     assert len(proposed) == 1 and proposed[0]["actor"] == "supervisor"
     assert _node(service, three["ephemeral"])["status"] == "active"
 
@@ -143,7 +143,7 @@ def test_auto_mode_archives_reversibly_and_deletes_nothing(
 ) -> None:
     service.change_setting("retention_mode", "auto")
     count = service.stats(scopes=ALL)["nodes_by_status"]
-    report = service.retention.run(now=_later(30))
+    report = service.run_retention(now=_later(30))
     assert report.archived == [three["ephemeral"]]
     assert _node(service, three["ephemeral"])["status"] == "archived"
     assert sum(service.stats(scopes=ALL)["nodes_by_status"].values()) == sum(count.values())
@@ -151,20 +151,20 @@ def test_auto_mode_archives_reversibly_and_deletes_nothing(
     assert three["ephemeral"] not in [hit.id for hit in hits]
     hits = service.search("parked level 3", scopes=ALL, include_archived=True).results
     assert three["ephemeral"] in [hit.id for hit in hits]
-    assert service.retention.log(ALL, node_id=three["ephemeral"])[0]["action"] == "archived"
+    assert service.retention_log(scopes=ALL, node_id=three["ephemeral"])[0]["action"] == "archived"
     service.unarchive(three["ephemeral"], scopes=ALL)
     assert _node(service, three["ephemeral"])["status"] == "active"
 
 
 def test_the_person_decides_a_proposal(service: MemoryService, three: dict[str, str]) -> None:
     other = _write(service, "Note", "Lunch at the noodle bar today")
-    service.retention.run(now=_later(30))
-    service.retention.keep(three["ephemeral"], ALL)
-    service.retention.archive(other, ALL)
+    service.run_retention(now=_later(30))
+    service.keep(three["ephemeral"], scopes=ALL)
+    service.archive_proposal(other, scopes=ALL)
     assert _node(service, three["ephemeral"])["retention_label"] == "normal"
     assert _node(service, other)["status"] == "archived"
-    assert service.retention.proposals(ALL, now=_later(60)) == []
-    actions = [(e["action"], e["actor"]) for e in service.retention.log(ALL)[:2]]
+    assert service.retention_proposals(scopes=ALL, now=_later(60)) == []
+    actions = [(e["action"], e["actor"]) for e in service.retention_log(scopes=ALL)[:2]]
     assert actions == [("archived", "you"), ("kept", "you")]
 
 
@@ -180,11 +180,11 @@ def test_opening_and_linking_count_as_use_and_postpone_fading(
     assert _node(service, ephemeral)["access_count"] == 2
     assert _node(service, three["normal"])["access_count"] == 1
     # Without use it has faded by day 8; a use on day 6 keeps it.
-    assert [p.id for p in service.retention.proposals(ALL, now=_later(8))] == [ephemeral]
-    with service.vault.write() as conn:
-        service.retention.reinforce(conn, [ephemeral], _later(6))
+    assert [p.id for p in service.retention_proposals(scopes=ALL, now=_later(8))] == [ephemeral]
+    with service._vault.write() as conn:
+        service._retention.reinforce(conn, [ephemeral], _later(6))
     assert float(_node(service, ephemeral)["stability"]) > BANDS["ephemeral"].default_stability  # type: ignore[arg-type]
-    assert service.retention.proposals(ALL, now=_later(8)) == []
+    assert service.retention_proposals(scopes=ALL, now=_later(8)) == []
 
 
 def test_reading_never_waits_for_another_writer(
@@ -214,21 +214,25 @@ def test_the_graph_servers_reads_are_not_uses(
 def test_memories_from_before_the_supervisor_get_labelled_by_the_pass(
     service: MemoryService, three: dict[str, str]
 ) -> None:
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("UPDATE nodes SET retention_label = NULL WHERE scope = 'personal'")
         conn.execute("DELETE FROM retention_log")
-    assert service.retention.run(dry_run=True).labelled == 0
-    report = service.retention.run()
+    assert service.run_retention(dry_run=True).labelled == 0
+    report = service.run_retention()
     assert report.labelled == 3
-    assert {e["label"] for e in service.retention.log(ALL)} == {"ephemeral", "normal", "critical"}
-    assert service.retention.run().labelled == 0
+    assert {e["label"] for e in service.retention_log(scopes=ALL)} == {
+        "ephemeral",
+        "normal",
+        "critical",
+    }
+    assert service.run_retention().labelled == 0
 
 
 def test_forget_takes_the_log_with_it(service: MemoryService, three: dict[str, str]) -> None:
-    service.retention.run(now=_later(30))
-    assert service.retention.log(ALL, node_id=three["ephemeral"])
+    service.run_retention(now=_later(30))
+    assert service.retention_log(scopes=ALL, node_id=three["ephemeral"])
     service.forget(three["ephemeral"], scopes=ALL)
-    assert all(e["node_id"] != three["ephemeral"] for e in service.retention.log(ALL))
+    assert all(e["node_id"] != three["ephemeral"] for e in service.retention_log(scopes=ALL))
 
 
 def test_settings_check_the_mode_and_the_floor(service: MemoryService) -> None:

@@ -15,7 +15,7 @@ def _month_old_note(service: MemoryService) -> str:
     node = service.write("Note", "Parked on level 3 today").node
     assert node is not None
     then = (datetime.now(UTC) - timedelta(days=30)).isoformat(timespec="microseconds")
-    with service.vault.write() as conn:  # as if it had been written a month ago
+    with service._vault.write() as conn:  # as if it had been written a month ago
         conn.execute("UPDATE nodes SET recorded_at = ? WHERE id = ?", (then, node.id))
     return node.id
 
@@ -24,7 +24,7 @@ def test_run_proposes_then_the_person_archives(service: MemoryService, cli: Cli)
     note = _month_old_note(service)
     out, _ = cli("retention", "run", "--dry-run")
     assert "would propose archiving 1 memories" in out and note in out
-    assert service.retention.log(ALL, node_id=note)[0]["action"] == "labelled"
+    assert service.retention_log(scopes=ALL, node_id=note)[0]["action"] == "labelled"
     out, _ = cli("retention", "run")
     assert "cairn retention archive ID" in out
     listed = json.loads(cli("retention", "proposals", "--json")[0])

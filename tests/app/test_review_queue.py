@@ -45,12 +45,12 @@ def _edges(service: MemoryService, node_id: str) -> list[tuple[str, str]]:
 
 
 def _decisions(service: MemoryService) -> list[dict]:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return dedup_rows.decisions(conn)
 
 
 def _node_count(service: MemoryService) -> int:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return graph_rows.node_count(conn)
 
 
@@ -112,7 +112,7 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
     stray = service.write("Note", "Bike", "The bike lock code is on a card in the drawer.").node
     # As a vault before schema 10 kept them: a possible duplicate out of sight as 'pending'
     # with its review item open, and (nothing may stay hidden) one without an item.
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute(
             "UPDATE nodes SET status = 'pending' WHERE id IN (?, ?)", (second.node.id, stray.id)
         )
@@ -121,7 +121,7 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
     service.close()
 
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as upgraded:
-        with upgraded.vault.read() as conn:
+        with upgraded._vault.read() as conn:
             assert schema_version(conn) == SCHEMA_VERSION
         hits = upgraded.search(KEY_QUERY, scopes=ALL).results
         hit = next(h for h in hits if h.id == second.node.id)
@@ -433,5 +433,5 @@ def test_every_write_leaves_a_row_in_the_dedup_log(service: MemoryService) -> No
     assert rows[1]["jaccard"] == pytest.approx(second.matched["jaccard"], abs=1e-4)
     assert rows[2]["jaccard"] == 1.0
     assert all(r["reason"] for r in rows)
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert len(dedup_rows.decisions(conn, first.node.id)) == 3  # as node or candidate

@@ -50,7 +50,7 @@ def filled(service: MemoryService) -> Filled:
     service.link(ids[1], ids[0], "involves", scopes=["personal"])
     service.link(ids[2], ids[1], "relates_to", scopes=["personal"])
     service.link(ids[3], ids[0], "involves", scopes=["personal", "work"])
-    _, secret = service.tokens.create(["personal", "work"], name="fuzz")
+    _, secret = service.create_token(["personal", "work"], name="fuzz")
     return Filled(ids, secret)
 
 

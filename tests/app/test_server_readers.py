@@ -23,7 +23,7 @@ CLIENTS = 8
 @pytest.fixture
 def secret(service: MemoryService) -> str:
     service.write("Note", "Garden plans", "Plant tomatoes by the south wall in May.")
-    return service.tokens.create(["personal"], name="load")[1]
+    return service.create_token(["personal"], name="load")[1]
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def _search(conn: http.client.HTTPConnection, server: GraphServer, secret: str) 
 def _readers(service: MemoryService) -> dict[int, Any]:
     """The vault's read connections by thread, for threads of the server's reader pool."""
     pool = {t.ident for t in threading.enumerate() if t.name.startswith("cairn-serve")}
-    return {ident: conn for ident, conn in service.vault._readers.items() if ident in pool}
+    return {ident: conn for ident, conn in service._vault._readers.items() if ident in pool}
 
 
 def test_many_clients_share_a_few_read_only_connections_that_stay_open(

@@ -26,7 +26,7 @@ CAP = 8  # the cap lowered for the tests, so that going past it takes a few sock
 @pytest.fixture
 def secret(service: MemoryService) -> str:
     service.write("Note", "Garden plans", "Plant tomatoes by the south wall in May.")
-    return service.tokens.create(["personal"], name="slow")[1]
+    return service.create_token(["personal"], name="slow")[1]
 
 
 @pytest.fixture

@@ -31,8 +31,8 @@ def vault(service: MemoryService) -> Vault:
     work = service.write("Note", "Yarrow budget", "Capped at forty thousand.", scope="work").node
     assert person and note and work
     service.link(note.id, person.id, "involves", scopes=["personal"])
-    _, personal = service.tokens.create(["personal"], name="p")
-    _, work_secret = service.tokens.create(["work"], name="w")
+    _, personal = service.create_token(["personal"], name="p")
+    _, work_secret = service.create_token(["work"], name="w")
     return Vault(person.id, note.id, work.id, personal, work_secret)
 
 

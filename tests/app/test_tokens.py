@@ -13,46 +13,46 @@ from tests.app.cli_runner import Cli
 
 
 def _table(service: MemoryService) -> list[dict[str, object]]:
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         return [dict(row) for row in conn.execute("SELECT * FROM api_tokens")]
 
 
 def test_only_the_hash_of_the_secret_is_stored(service: MemoryService) -> None:
-    token, secret = tokens.create(service.vault, ["personal"], service.scopes(), name="agent")
+    token, secret = tokens.create(service._vault, ["personal"], service.scopes(), name="agent")
     rows = _table(service)
     assert len(rows) == 1 and rows[0]["id"] == token.id
     assert all(secret not in str(value) for value in rows[0].values())
     assert rows[0]["secret_sha256"] != secret and len(str(rows[0]["secret_sha256"])) == 64
-    assert tokens.verify(service.vault, secret) == token
-    assert tokens.verify(service.vault, secret + "x") is None
-    assert tokens.verify(service.vault, str(rows[0]["secret_sha256"])) is None
+    assert tokens.verify(service._vault, secret) == token
+    assert tokens.verify(service._vault, secret + "x") is None
+    assert tokens.verify(service._vault, str(rows[0]["secret_sha256"])) is None
 
 
 def test_each_token_has_its_own_secret_and_scopes(service: MemoryService) -> None:
     service.add_scope("work")
-    first, secret1 = tokens.create(service.vault, ["personal"], service.scopes())
-    second, secret2 = tokens.create(service.vault, ["work", "personal"], service.scopes())
+    first, secret1 = tokens.create(service._vault, ["personal"], service.scopes())
+    second, secret2 = tokens.create(service._vault, ["work", "personal"], service.scopes())
     assert secret1 != secret2
-    assert tokens.verify(service.vault, secret1).scopes == ["personal"]  # type: ignore[union-attr]
-    assert tokens.verify(service.vault, secret2).scopes == ["work", "personal"]  # type: ignore[union-attr]
-    assert [t.id for t in tokens.listed(service.vault)] == [first.id, second.id]
+    assert tokens.verify(service._vault, secret1).scopes == ["personal"]  # type: ignore[union-attr]
+    assert tokens.verify(service._vault, secret2).scopes == ["work", "personal"]  # type: ignore[union-attr]
+    assert [t.id for t in tokens.listed(service._vault)] == [first.id, second.id]
 
 
 def test_a_revoked_token_is_refused_and_listed_as_revoked(service: MemoryService) -> None:
-    token, secret = tokens.create(service.vault, ["personal"], service.scopes())
-    revoked = tokens.revoke(service.vault, token.id)
-    assert revoked.revoked and tokens.verify(service.vault, secret) is None
-    assert tokens.listed(service.vault)[0].revoked_at == revoked.revoked_at
-    assert not tokens.any_live(service.vault)
+    token, secret = tokens.create(service._vault, ["personal"], service.scopes())
+    revoked = tokens.revoke(service._vault, token.id)
+    assert revoked.revoked and tokens.verify(service._vault, secret) is None
+    assert tokens.listed(service._vault)[0].revoked_at == revoked.revoked_at
+    assert not tokens.any_live(service._vault)
     with pytest.raises(tokens.TokenNotFound, match="cairn token list"):
-        tokens.revoke(service.vault, "01NOSUCHTOKEN")
+        tokens.revoke(service._vault, "01NOSUCHTOKEN")
 
 
 def test_unknown_or_missing_scopes_are_refused(service: MemoryService) -> None:
     with pytest.raises(UnknownScope, match="cairn scope add health"):
-        tokens.create(service.vault, ["health"], service.scopes())
+        tokens.create(service._vault, ["health"], service.scopes())
     with pytest.raises(InvalidRequest, match="at least one scope"):
-        tokens.create(service.vault, [" ", ""], service.scopes())
+        tokens.create(service._vault, [" ", ""], service.scopes())
     assert _table(service) == []
 
 
@@ -60,14 +60,14 @@ def test_cli_creates_lists_and_revokes(service: MemoryService, cli: Cli) -> None
     out, _ = cli("token", "create", "--scopes", "personal", "--name", "notes agent")
     secret = out.splitlines()[1]
     assert "not stored" in out
-    token = tokens.verify(service.vault, secret)
+    token = tokens.verify(service._vault, secret)
     assert token is not None and token.name == "notes agent"
     out, _ = cli("token", "list", "--json")
     listed = json.loads(out)
     assert [t["id"] for t in listed] == [token.id] and "secret" not in listed[0]
     assert secret not in out
     cli("token", "revoke", token.id)
-    assert tokens.verify(service.vault, secret) is None
+    assert tokens.verify(service._vault, secret) is None
     out, _ = cli("token", "list")
     assert "revoked" in out
 

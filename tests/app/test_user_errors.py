@@ -41,7 +41,7 @@ def test_scopes_are_checked_by_name(service: MemoryService) -> None:
 
 def test_only_an_archived_memory_can_be_unarchived(service: MemoryService) -> None:
     stub = service.write("Person", "Someone").node
-    with service.vault.write() as conn:
+    with service._vault.write() as conn:
         conn.execute("UPDATE nodes SET status = 'stub' WHERE id = ?", (stub.id,))
     with pytest.raises(InvalidRequest, match="is stub, not archived"):
         service.unarchive(stub.id, scopes=ALL)

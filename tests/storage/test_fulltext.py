@@ -32,7 +32,7 @@ MEMORIES = [
 def _write_memories(svc: MemoryService) -> dict[str, int]:
     """Writes MEMORIES; returns each title's seq."""
     ids = {title: svc.write(t, title, body).node.id for t, title, body in MEMORIES}
-    with svc.vault.read() as conn:
+    with svc._vault.read() as conn:
         return {
             title: conn.execute("SELECT seq FROM nodes WHERE id = ?", (node_id,)).fetchone()[0]
             for title, node_id in ids.items()
@@ -51,14 +51,14 @@ def _search(svc: MemoryService, query: str, limit: int = 10) -> list[int]:
     expression = match_expression(query)
     if expression is None:
         return []
-    with svc.vault.read() as conn:
+    with svc._vault.read() as conn:
         return fulltext.search(conn, expression, SCOPES, STATUSES, limit)
 
 
 def _snippets(svc: MemoryService, query: str, seqs: list[int]) -> dict[int, str]:
     expression = match_expression(query)
     assert expression is not None
-    with svc.vault.read() as conn:
+    with svc._vault.read() as conn:
         return fulltext.snippets(conn, expression, seqs)
 
 
@@ -68,7 +68,7 @@ def _snippets(svc: MemoryService, query: str, seqs: list[int]) -> dict[int, str]
 def test_any_text_is_a_valid_query(vault_path: Path) -> None:
     with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
         seqs = _write_memories(svc)
-        with svc.vault.read() as conn:
+        with svc._vault.read() as conn:
 
             @settings(max_examples=300, deadline=None)
             @given(st.text())
@@ -167,7 +167,7 @@ def test_typed_fts_syntax_never_raises(
 
 
 def _all_ids(svc: MemoryService) -> list[str]:
-    with svc.vault.read() as conn:
+    with svc._vault.read() as conn:
         return [row[0] for row in conn.execute("SELECT id FROM nodes")]
 
 
@@ -264,7 +264,7 @@ def test_a_long_text_gets_a_short_snippet_around_the_match(vault_path: Path) -> 
     with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
         filler = " ".join(f"word{i}" for i in range(400))
         node_id = svc.write("Note", "Long", f"{filler} needle {filler}").node.id
-        with svc.vault.read() as conn:
+        with svc._vault.read() as conn:
             seq = conn.execute("SELECT seq FROM nodes WHERE id = ?", (node_id,)).fetchone()[0]
         snippet = _snippets(svc, "needle", [seq])[seq]
         assert f"{HIGHLIGHT_START}needle{HIGHLIGHT_END}" in snippet
@@ -283,7 +283,7 @@ def test_scope_and_status_filters_apply(vault_path: Path) -> None:
         svc.archive(mine, scopes=["personal"])
         expression = match_expression("lighthouse")
         assert expression is not None
-        with svc.vault.read() as conn:
+        with svc._vault.read() as conn:
             seq_of = dict(
                 conn.execute(
                     "SELECT id, seq FROM nodes WHERE id IN (?, ?)", (mine, theirs)
@@ -304,14 +304,14 @@ def test_scope_and_status_filters_apply(vault_path: Path) -> None:
 def test_index_replaces_and_deleting_a_node_leaves_the_index(vault_path: Path) -> None:
     with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
         node_id = svc.write("Note", "Old words").node.id
-        with svc.vault.write() as conn:
+        with svc._vault.write() as conn:
             seq = conn.execute("SELECT seq FROM nodes WHERE id = ?", (node_id,)).fetchone()[0]
             fulltext.index(conn, seq, "New words entirely")
             assert fulltext.indexed_text(conn, seq) == "New words entirely"
             assert fulltext.indexed_count(conn) == 1
         assert _search(svc, "old") == []
         assert _search(svc, "entirely") == [seq]
-        with svc.vault.write() as conn:
+        with svc._vault.write() as conn:
             conn.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
             assert fulltext.indexed_text(conn, seq) is None
             assert fulltext.indexed_count(conn) == 0

@@ -41,10 +41,10 @@ class _RollBack(Exception):
 @pytest.fixture
 def conn(shared: MemoryService) -> Iterator[Any]:
     """The writer connection inside a transaction that is always rolled back."""
-    with shared.vault.read() as reader:
+    with shared._vault.read() as reader:
         assert graph_rows.node_count(reader) == 0  # the engine's sentinel aside
     try:
-        with shared.vault.write() as writer:
+        with shared._vault.write() as writer:
             yield writer
             raise _RollBack
     except _RollBack:
@@ -356,14 +356,14 @@ def test_the_service_reports_a_rejected_row_readably(shared: MemoryService) -> N
         shared.write("Note", "Shopping", attrs={"foo": 1})
     assert str(caught.value) == 'a Note has no attribute "foo"'
     assert caught.value.reason == str(caught.value)
-    assert caught.value.path == shared.vault.path
+    assert caught.value.path == shared._vault.path
     assert isinstance(caught.value.__cause__, sqlcipher3.IntegrityError)
 
     with pytest.raises(RowRejected, match=r"^Person\.birthday must be a date \(YYYY-MM-DD\)$"):
         shared.write("Person", "Ann", attrs={"birthday": "yesterday"})
     with pytest.raises(RowRejected, match=r"^Person\.tags must be a list of strings$"):
         shared.write("Person", "Ann", attrs={"tags": ["a", 2]})
-    with shared.vault.read() as reader:
+    with shared._vault.read() as reader:
         assert graph_rows.node_count(reader) == 0  # the engine's sentinel aside
         assert reader.execute("SELECT count(*) FROM search_index").fetchone()[0] == 0
 

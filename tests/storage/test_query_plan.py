@@ -13,7 +13,7 @@ ALL = ["personal"]
 
 @pytest.fixture
 def vault_with_common_words(service: MemoryService) -> MemoryService:
-    with service.vault.write():  # one transaction: a savepoint per write, one fsync
+    with service._vault.write():  # one transaction: a savepoint per write, one fsync
         for i in range(40):
             service.write("Note", f"Weekly report {i}", "Ordinary weekly report text.", dedup=False)
         service.write("Note", "Quarterly audit", "The weekly report found an audit issue.")
@@ -24,14 +24,14 @@ def test_rare_words_are_kept_common_ones_dropped(
     vault_with_common_words: MemoryService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "POSTINGS_BUDGET", 10)
-    with vault_with_common_words.vault.read() as conn:
+    with vault_with_common_words._vault.read() as conn:
         planned = fulltext.plan(conn, "weekly audit ")
     assert planned == fulltext.TextQuery('"audit"', ranked=True)
 
 
 def test_stopwords_are_left_out_unless_there_is_nothing_else(service: MemoryService) -> None:
     service.write("Note", "To be or not to be", "The question.")
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert fulltext.plan(conn, "the question ") == fulltext.TextQuery('"question"', True)
         only_stopwords = fulltext.plan(conn, "to be or not ")
     assert only_stopwords is not None and '"be"' in only_stopwords.expression
@@ -42,7 +42,7 @@ def test_a_word_too_common_to_rank_lists_the_newest_matches(
 ) -> None:
     monkeypatch.setattr(fulltext, "POSTINGS_BUDGET", 10)
     svc = vault_with_common_words
-    with svc.vault.read() as conn:
+    with svc._vault.read() as conn:
         planned = fulltext.plan(conn, "report ")
         assert planned == fulltext.TextQuery('"report"', ranked=False)
         seqs = fulltext.search(conn, planned, ALL, ("active",), 5)
@@ -52,7 +52,7 @@ def test_a_word_too_common_to_rank_lists_the_newest_matches(
 
 def test_the_last_word_is_a_prefix_while_typing(service: MemoryService) -> None:
     service.write("Note", "Strawberry jam", "Boil with sugar.")
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert fulltext.plan(conn, "straw") == fulltext.TextQuery('"straw"*', True)
         assert fulltext.plan(conn, "straw ") == fulltext.TextQuery('"straw"', True)
     assert [h.title for h in service.search("strawb", scopes=ALL).results][:1] == ["Strawberry jam"]
@@ -61,9 +61,9 @@ def test_the_last_word_is_a_prefix_while_typing(service: MemoryService) -> None:
 def test_counts_are_remembered_until_the_vault_grows(service: MemoryService) -> None:
     counts = fulltext.DocumentCounts()
     service.write("Note", "Lantern", "A lantern by the door.")
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert counts.get(conn, "lantern", False, vault_size=10) == 1
     service.write("Note", "Second lantern", "Another lantern.")
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert counts.get(conn, "lantern", False, vault_size=10) == 1  # remembered
         assert counts.get(conn, "lantern", False, vault_size=12) == 2  # grew by a tenth

@@ -257,7 +257,7 @@ def test_load_round_trips_the_stored_vectors(
     service.archive(ids[3], scopes=["personal"])
     space, dim = embedder.identity, embedder.dim
 
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         seq_of = {
             row[0]: row[1]
             for row in conn.execute(
@@ -265,7 +265,7 @@ def test_load_round_trips_the_stored_vectors(
             )
         }
         stored = {seq: vectors.vector_of(conn, space, seq) for seq in seq_of.values()}
-        reader = service.vault.new_read_only_connection
+        reader = service._vault.new_read_only_connection
         index = VectorIndex.load(reader, space, dim)
         assert (
             VectorIndex.load(reader, "another-space", dim).search(
@@ -302,11 +302,11 @@ def test_catch_up_reads_only_what_this_index_has_not_seen(service, embedder, vau
 
     service.write("Note", "Own write", "added through after_commit")
     index = service._space.index
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert index.catch_up(conn) == 0  # own writes are known already
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as other:
         other.write("Note", "Another program's write", "the index never saw it")
-    with service.vault.read() as conn:
+    with service._vault.read() as conn:
         assert index.catch_up(conn) == 1
         assert index.catch_up(conn) == 0
 

@@ -25,7 +25,7 @@ def test_it_locks_after_the_idle_time(qtbot, open_session: Session) -> None:
     with qtbot.waitSignal(open_session.locked, timeout=5_000):
         pass
     assert open_session.service is None
-    assert service.vault._closed  # the connections are closed and the key dropped
+    assert service._vault._closed  # the connections are closed and the key dropped
     assert not autolock.timer.isActive()
     autolock.stop_watching()
 

@@ -31,7 +31,7 @@ def test_a_capture_lands_in_the_inbox(qtbot, open_session: Session) -> None:
 def test_a_failed_capture_keeps_the_text_and_says_why(qtbot, open_session: Session) -> None:
     dialog = QuickCaptureDialog(open_session)
     qtbot.addWidget(dialog)
-    open_session.service.vault.close()  # the file is gone from under the window
+    open_session.service._vault.close()  # the file is gone from under the window
     qtbot.keyClicks(dialog.text, "a thought worth keeping")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.notice.isVisibleTo(dialog))

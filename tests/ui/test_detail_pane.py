@@ -262,7 +262,7 @@ def test_open_plans_a_page_or_a_time() -> None:
 def test_link_dialog_offers_only_what_the_pack_allows(qtbot: Any, open_session: Session) -> None:
     ids = seed(open_session)
     service = service_of(open_session)
-    pack = service.pack
+    pack = service.pack_rules()
     options = allowed_links(pack, "Note", "Sailing course", "Person", "Bruno Keel")
     kinds = {(option.edge_type, option.outgoing) for option in options}
     assert ("involves", True) in kinds and ("mentions", True) in kinds

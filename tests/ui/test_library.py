@@ -36,7 +36,7 @@ def expected_counts(session: Session) -> dict[str, int]:
         "archive": by_status.get("archived", 0),
         "review": len(service.pending(scopes=scopes)),
     }
-    for name in service.pack.node_types:
+    for name in service.node_types():
         if by_type.get(name, 0) or name in COMMON_TYPES:
             counts[f"type:{name}"] = by_type.get(name, 0)
     return counts

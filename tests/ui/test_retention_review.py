@@ -18,7 +18,7 @@ def _faded_note(service: MemoryService, title: str) -> str:
     node = service.write("Note", title).node
     assert node is not None and node.retention_label == "ephemeral"
     then = (datetime.now(UTC) - timedelta(days=30)).isoformat(timespec="microseconds")
-    with service.vault.write() as conn:  # as if written a month ago and never opened
+    with service._vault.write() as conn:  # as if written a month ago and never opened
         conn.execute("UPDATE nodes SET recorded_at = ? WHERE id = ?", (then, node.id))
     return node.id
 
@@ -38,7 +38,7 @@ def test_the_scheduled_pass_proposes_and_the_panel_archives(qtbot, open_session:
         pass
     assert [p.id for p in passed.args[0].proposals] == [parked]
     assert schedule.next_pass_in_ms > 3_600_000  # the next pass waits hours
-    assert service.retention.log(ALL, node_id=parked)[0]["action"] == "proposed"
+    assert service.retention_log(scopes=ALL, node_id=parked)[0]["action"] == "proposed"
 
     panel = _panel(qtbot, open_session)
     qtbot.waitUntil(lambda: panel.section_counts().get("retention") == 1, timeout=WAIT_MS)

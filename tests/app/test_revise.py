@@ -1,0 +1,143 @@
+"""Editing a memory: one service call writes the new version and supersedes the old one in one
+transaction (``MemoryService.revise``), and ``cairn edit`` offers it with the text from its
+options, standard input or the person's editor, whose file never leaves memory."""
+
+from __future__ import annotations
+
+import io
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cairn.app.cli import edit
+from cairn.app.errors import InvalidRequest
+from cairn.app.service import MemoryService
+from tests.app.cli_runner import Cli
+
+ALL = ["personal"]
+
+
+def _titles(service: MemoryService, query: str) -> list[str]:
+    found = service.search(query, scopes=ALL, include_history=True, limit=25)
+    return [hit.title for hit in found.results]
+
+
+def test_revise_keeps_the_old_text_as_history(service: MemoryService) -> None:
+    old = service.write("Note", "Ferry times", "The ferry leaves at 7:40.").node
+    assert old is not None
+    versions = service.revise(old.id, "Ferry times", "The ferry leaves at 8:10.", scopes=ALL)
+    assert versions.chain[0].id == old.id
+    new = versions.chain[versions.position]
+    assert new.id != old.id and new.status == "active"
+    assert service.get([old.id], scopes=ALL).nodes[0].node.status == "superseded"
+    assert service.get([new.id], scopes=ALL).nodes[0].node.body == "The ferry leaves at 8:10."
+
+
+def test_a_revise_that_cannot_supersede_leaves_nothing_behind(service: MemoryService) -> None:
+    old = service.write("Note", "Harbour pass", "Pass number 118.").node
+    assert old is not None
+    service.revise(old.id, "Harbour pass", "Pass number 119.", scopes=ALL)
+    before = service.stats(scopes=ALL)["nodes_by_type"]
+    # The old version is history now: it cannot be superseded again, so the new text of this
+    # second edit must not be stored either (it would be a version that supersedes nothing).
+    with pytest.raises(InvalidRequest, match="already superseded"):
+        service.revise(old.id, "Harbour pass", "Pass number 120.", scopes=ALL)
+    assert service.stats(scopes=ALL)["nodes_by_type"] == before
+    assert all(
+        "120" not in hit.snippet for hit in service.search("pass number", scopes=ALL).results
+    )
+
+
+def test_a_revise_needs_a_title(service: MemoryService) -> None:
+    old = service.write("Note", "Locker", "Code 4411.").node
+    assert old is not None
+    with pytest.raises(InvalidRequest, match="title"):
+        service.revise(old.id, "  ", "Code 4412.", scopes=ALL)
+
+
+def test_the_service_has_no_public_attributes(service: MemoryService) -> None:
+    # Faces reach memory only through methods that check scopes, never through a vault, pack,
+    # supervisor or token keeper handed out as an attribute.
+    assert [name for name in vars(service) if not name.startswith("_")] == []
+
+
+def test_cairn_edit_takes_the_text_from_standard_input(
+    service: MemoryService, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = service.write("Note", "Bike lock", "The code is 3-1-4.").node
+    assert old is not None
+    monkeypatch.setattr(sys, "stdin", io.StringIO("The code is 2-7-1."))
+    out, _ = cli("edit", old.id)
+    assert "edited:" in out
+    history = service.history(old.id, scopes=ALL)
+    assert [e.title for e in history.chain] == ["Bike lock", "Bike lock"]
+    newest = history.chain[-1]
+    assert service.get([newest.id], scopes=ALL).nodes[0].node.body == "The code is 2-7-1."
+
+
+def test_cairn_edit_hands_the_editor_a_file_kept_in_memory(
+    service: MemoryService, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    old = service.write("Note", "Wifi at the cabin", "Network cabin-5g, key in the drawer.").node
+    assert old is not None
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    seen = tmp_path / "seen.txt"
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        textwrap.dedent(
+            f"""
+            import os, stat, sys
+            path = sys.argv[1]
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+            open({str(seen)!r}, "w").write(path + " " + oct(mode) + "\\n" + open(path).read())
+            edited = "# a comment\\nWifi at the cabin\\n\\n"
+            open(path, "w").write(edited + "Network cabin-5g, key on the hook.")
+            """
+        )
+    )
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("VISUAL", f"{sys.executable} {editor}")
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    cli("edit", old.id)
+    path, mode = seen.read_text().splitlines()[0].split()
+    assert Path(path).is_relative_to(runtime) and mode == oct(0o600)
+    assert "Network cabin-5g, key in the drawer." in seen.read_text()  # the old text to edit
+    assert list(runtime.iterdir()) == []  # removed afterwards
+    newest = service.history(old.id, scopes=ALL).chain[-1]
+    assert service.get([newest.id], scopes=ALL).nodes[0].node.body == (
+        "Network cabin-5g, key on the hook."
+    )
+
+
+def test_cairn_edit_without_a_folder_in_memory_asks_for_standard_input(
+    service: MemoryService, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    old = service.write("Note", "Spare key", "Under the blue pot.").node
+    assert old is not None
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(edit, "IN_MEMORY_FOLDERS", ("XDG_RUNTIME_DIR", str(tmp_path / "none")))
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    out, err = cli("edit", old.id, expect=1)
+    assert "standard input" in out + err
+    assert len(service.history(old.id, scopes=ALL).chain) == 1  # nothing changed
+
+
+def test_the_edited_file_reads_as_title_then_text(service: MemoryService) -> None:
+    old = service.write("Note", "Title", "Body").node
+    assert old is not None
+    assert edit.parse_edited("# header\nTitle\n\nBody", old) == ("Title", "Body")
+    assert edit.parse_edited("", old) == ("Title", "Body")  # emptied: nothing changes
+    assert edit.parse_edited("New title\n\nLine one\nLine two", old) == (
+        "New title",
+        "Line one\nLine two",
+    )
+
+
+class _Terminal(io.StringIO):
+    """Standard input as a person's terminal: nothing piped in."""
+
+    def isatty(self) -> bool:
+        return True
