@@ -2,20 +2,15 @@
 
 Cairn reads only files on this computer (nothing opens a network connection), so a dropped web
 link is refused with a sentence that says what to do instead, rather than silently ignored.
-``FileDropFilter`` lets the main window accept drops anywhere on itself with one line:
-
-    drops = FileDropFilter(window)
-    drops.paths_dropped.connect(ingest_panel.start)
-    drops.refused.connect(window.show_message)
+The main window is the one place that takes drops (``MainWindow.dropEvent``); this module says
+what a drop holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, Signal
-from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QMimeData
 
 
 @dataclass(frozen=True)
@@ -50,52 +45,3 @@ def read_drop(mime: QMimeData) -> Dropped:
         elif not url.isEmpty():
             refused.append(url.toDisplayString())
     return Dropped(paths, refused)
-
-
-def local_paths(mime: QMimeData) -> list[str]:
-    """The local files and folders a drop names; anything else is left out (see
-    ``read_drop`` for what was left out and the sentence to show)."""
-    return read_drop(mime).paths
-
-
-def carries_urls(mime: QMimeData) -> bool:
-    """Whether a drag is worth accepting at all: it names files or links."""
-    return mime.hasUrls()
-
-
-class FileDropFilter(QObject):
-    """Accepts file drops on ``target`` (and on its children that do not take drops
-    themselves): ``paths_dropped`` with the local paths, ``refused`` with the sentence to show
-    when links from the web were dropped."""
-
-    paths_dropped = Signal(list)  # list[str]
-    refused = Signal(str)
-
-    def __init__(self, target: QWidget) -> None:
-        super().__init__(target)
-        target.setAcceptDrops(True)
-        target.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        kind = event.type()
-        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
-            # QDragEnterEvent and QDragMoveEvent are QDropEvents: one check covers the three.
-            assert isinstance(event, QDropEvent)
-            mime = event.mimeData()
-            if mime is None or not carries_urls(mime):
-                return False
-            event.acceptProposedAction()
-            if kind == QEvent.Type.Drop:
-                self.handle(mime)
-            return True
-        return super().eventFilter(watched, event)
-
-    def handle(self, mime: QMimeData) -> Dropped:
-        """Emit what a drop means; returns it (the main window may also call this for a
-        paste of copied files)."""
-        dropped = read_drop(mime)
-        if dropped.message:
-            self.refused.emit(dropped.message)
-        if dropped.paths:
-            self.paths_dropped.emit(dropped.paths)
-        return dropped

@@ -114,22 +114,12 @@ class MainWindow(QMainWindow):
 
     def _build_workspace(self) -> Workspace:
         workspace = build_workspace(self.session)
-        for panel in workspace.panels.values():
-            signal = getattr(panel, "open_requested", None)
-            if signal is not None:
-                signal.connect(self.open_node)
-        ingest = workspace.panel("ingest")
-        if ingest is not None:
-            busy_changed = getattr(ingest, "busy_changed", None)
-            if busy_changed is not None:
-                busy_changed.connect(self.set_busy)
-            finished = getattr(ingest, "finished", None)
-            if finished is not None:
-                finished.connect(lambda _report: self._ingest_finished())
-        library, search = workspace.panel("library"), workspace.panel("search")
-        filter_changed = getattr(library, "filter_changed", None)
-        if filter_changed is not None and search is not None and hasattr(search, "set_filter"):
-            filter_changed.connect(search.set_filter)
+        for opener in (workspace.search, workspace.detail, workspace.ingest, workspace.review):
+            opener.open_requested.connect(self.open_node)
+        workspace.graph.open_requested.connect(self.open_node)
+        workspace.ingest.busy_changed.connect(self.set_busy)
+        workspace.ingest.finished.connect(lambda _report: self._ingest_finished())
+        workspace.library.filter_changed.connect(workspace.search.set_filter)
         return workspace
 
     def _action(self, text: str, slot: Any, *shortcuts: Any, needs_vault: bool = False) -> QAction:
@@ -175,7 +165,7 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.find_action)
 
         view_menu = self.menuBar().addMenu("&View")
-        library = self.workspace.panels["library"]
+        library = self.workspace.library
         show_library = a("&Library", lambda: None, needs_vault=True)
         show_library.setCheckable(True)
         show_library.setChecked(True)
@@ -209,30 +199,21 @@ class MainWindow(QMainWindow):
 
     def open_node(self, node_id: str) -> None:
         """Show a memory in the detail pane (and centre the graph on it)."""
-        detail, graph = self.workspace.panel("detail"), self.workspace.panel("graph")
-        if detail is not None:
-            detail.show_node(node_id)  # type: ignore[attr-defined]
-        if graph is not None and hasattr(graph, "show_ego"):
-            graph.show_ego(node_id)
+        self.workspace.detail.show_node(node_id)
+        self.workspace.graph.show_ego(node_id)
 
     def ingest_paths(self, paths: list[str]) -> bool:
         """Hand files and folders to the ingest panel and bring it forward."""
-        ingest = self.workspace.panel("ingest")
         if not paths or not self.session.is_open:
-            return False
-        if ingest is None:
-            self.statusBar().showMessage("Adding files is not available in this version yet.")
             return False
         dock = self.workspace.docks["ingest"]
         dock.show()
         dock.raise_()
-        ingest.start(paths)  # type: ignore[attr-defined]
+        self.workspace.ingest.start(paths)
         return True
 
     def focus_search(self) -> None:
-        search = self.workspace.panel("search")
-        if search is not None:
-            search.focus_search()  # type: ignore[attr-defined]
+        self.workspace.search.focus_search()
 
     def quick_capture(self) -> QuickCaptureDialog | None:
         if not self.session.is_open:
@@ -310,8 +291,7 @@ class MainWindow(QMainWindow):
             )
 
     def _ingest_finished(self) -> None:
-        ingest = self.workspace.panel("ingest")
-        summary = str(getattr(ingest, "summary_text", "") or "Your files are in the vault.")
+        summary = self.workspace.ingest.summary_text or "Your files are in the vault."
         self.notify("Adding files finished", summary)
 
     # -- session ------------------------------------------------------------------------------

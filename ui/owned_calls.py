@@ -2,7 +2,7 @@
 
 A panel closed while its query runs (a window closed, a test's widget torn down) must not
 have the answer delivered into a deleted object: Qt would raise from the handler. Built on
-``run_connected``, which connects the handlers before the work can finish.
+``run_in_worker``, which connects the handlers before the work can finish.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject
 
-from cairn.ui.worker_calls import run_connected
-from cairn.ui.workers import Task
+from cairn.ui.workers import Task, run_in_worker
 
 
 def call_in_worker(
@@ -36,4 +35,4 @@ def call_in_worker(
         if shiboken6.isValid(owner):
             on_failed(text)
 
-    return run_connected(fn, *args, on_done=done, on_failed=failed, **kwargs)
+    return run_in_worker(fn, *args, on_done=done, on_failed=failed, **kwargs)

@@ -16,9 +16,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
+
+if TYPE_CHECKING:  # imported in _shoot, once the data folder is set
+    from cairn.ui.main_window import MainWindow
 
 PASSPHRASE = "screenshot passphrase, long enough"  # noqa: S105 - a throwaway vault
 SIZE = (1360, 860)
@@ -103,13 +107,12 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     service.ingest([home / "trip-copy.md"])
     window.session.changed.emit()
 
-    search = window.workspace.panel("search")
-    if search is not None:
-        shown: list[str] = []
-        search.results_shown.connect(shown.append)  # type: ignore[attr-defined]
-        search.search_field.setText("who works at the pharmacy")  # type: ignore[attr-defined]
-        wait_until(lambda: bool(shown))
-        grab(window, out, "02-search.png")
+    search = window.workspace.search
+    shown: list[str] = []
+    search.results_shown.connect(shown.append)
+    search.search_field.setText("who works at the pharmacy")
+    wait_until(lambda: bool(shown))
+    grab(window, out, "02-search.png")
     lena = service.search("Lena Vos", scopes=service.scopes()).results
     if lena:
         window.open_node(lena[0].id)
@@ -124,15 +127,13 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
         )
     window.workspace.docks["ingest"].raise_()
     window.ingest_paths([str(many)])
-    ingest = window.workspace.panel("ingest")
-    wait_until(lambda: ingest is not None and "reading" in ingest.stage_text.lower())  # type: ignore[attr-defined]
+    ingest = window.workspace.ingest
+    wait_until(lambda: "reading" in ingest.stage_text.lower())
     grab(window, out, "04-ingest.png")
-    wait_until(lambda: ingest is not None and not ingest.is_running, 300)  # type: ignore[attr-defined]
+    wait_until(lambda: not ingest.is_running, 300)
 
     window.workspace.docks["review"].raise_()
-    review = window.workspace.panel("review")
-    if review is not None:
-        review.refresh()  # type: ignore[attr-defined]
+    window.workspace.review.refresh()
     grab(window, out, "05-review.png")
 
     graph_dock = window.workspace.docks["graph"]
@@ -143,14 +144,14 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     window.workspace.window.resizeDocks(
         [graph_dock], [int(SIZE[1] * GRAPH_SHARE)], Qt.Orientation.Vertical
     )
-    graph = window.workspace.panel("graph")
-    if graph is not None and lena:
+    graph = window.workspace.graph
+    if lena:
         shown_pictures: list[bool] = []
-        graph.picture_shown.connect(lambda: shown_pictures.append(True))  # type: ignore[attr-defined]
-        graph.show_ego(lena[0].id)  # type: ignore[attr-defined]
+        graph.picture_shown.connect(lambda: shown_pictures.append(True))
+        graph.show_ego(lena[0].id)
         wait_until(lambda: bool(shown_pictures), 60)
         settle(500)
-        graph.canvas.fit()  # type: ignore[attr-defined]
+        graph.canvas.fit()
     grab(window, out, "06-graph.png")
     window.session.lock()
     window.close()
@@ -158,9 +159,8 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     return 0
 
 
-def _detail_shows(window: QWidget, node_id: str) -> bool:
-    detail = window.workspace.panel("detail")  # type: ignore[attr-defined]
-    return detail is not None and detail.current_node_id == node_id
+def _detail_shows(window: MainWindow, node_id: str) -> bool:
+    return window.workspace.detail.current_node_id == node_id
 
 
 if __name__ == "__main__":

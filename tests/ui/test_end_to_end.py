@@ -57,33 +57,29 @@ def test_create_drop_search_open_graph_lock_unlock(
         unlock.create_button.click()
     assert window.stack.currentWidget() is window.workspace.window
 
-    ingest = window.workspace.panel("ingest")
-    assert ingest is not None
-    with qtbot.waitSignal(ingest.finished, timeout=180_000) as finished:  # type: ignore[attr-defined]
+    ingest = window.workspace.ingest
+    with qtbot.waitSignal(ingest.finished, timeout=180_000) as finished:
         _drop(window, files)
     report = finished.args[0]
     assert report.counts() == {"ingested": 3}, report.as_dict()
 
-    search = window.workspace.panel("search")
-    assert search is not None
-    with qtbot.waitSignal(search.results_shown, timeout=30_000):  # type: ignore[attr-defined]
-        search.search_field.setText("graph visualization")  # type: ignore[attr-defined]
-    results = search.results_view  # type: ignore[attr-defined]
+    search = window.workspace.search
+    with qtbot.waitSignal(search.results_shown, timeout=30_000):
+        search.search_field.setText("graph visualization")
+    results = search.results_view
     assert results.model().rowCount() > 0
     first = results.model().index(0, 0)
-    detail = window.workspace.panel("detail")
-    assert detail is not None
-    with qtbot.waitSignal(detail.loaded, timeout=30_000):  # type: ignore[attr-defined]
+    detail = window.workspace.detail
+    with qtbot.waitSignal(detail.loaded, timeout=30_000):
         results.activated.emit(first)
-    shown = detail.current_node_id  # type: ignore[attr-defined]
+    shown = detail.current_node_id
     assert shown is not None
 
-    graph = window.workspace.panel("graph")
-    assert graph is not None
+    graph = window.workspace.graph
     window.workspace.docks["graph"].show()
     window.workspace.docks["graph"].raise_()
-    graph.show_ego(shown)  # type: ignore[attr-defined]
-    qtbot.waitUntil(lambda: graph.node_count() > 1, timeout=30_000)  # type: ignore[attr-defined]
+    graph.show_ego(shown)
+    qtbot.waitUntil(lambda: graph.node_count() > 1, timeout=30_000)
 
     window.lock()
     assert window.session.service is None

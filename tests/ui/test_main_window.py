@@ -145,9 +145,7 @@ def test_the_window_layout_comes_back_on_the_next_run(qtbot, open_session: Sessi
 
 
 def test_dropping_a_file_adds_it_to_the_vault(qtbot, window: MainWindow, tmp_path: Path) -> None:
-    ingest = window.workspace.panel("ingest")
-    if ingest is None:
-        pytest.skip("the ingest panel is not there yet")
+    ingest = window.workspace.ingest
     note = tmp_path / "drop" / "kiln.md"
     note.parent.mkdir()
     note.write_text("# Kiln\n\nThe pottery kiln needs cone 6 for the stoneware glaze.\n")
@@ -167,15 +165,28 @@ def test_a_dropped_web_link_is_refused_with_a_reason(window: MainWindow) -> None
     assert "only adds files from this computer" in window.statusBar().currentMessage()
 
 
+def test_a_drop_of_files_and_a_web_link_adds_the_files_and_says_why_not_the_link(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:
+    note = tmp_path / "mixed" / "glaze.md"
+    note.parent.mkdir()
+    note.write_text("# Glaze\n\nCeladon over the porcelain, fired at cone 10.\n")
+    with qtbot.waitSignal(window.workspace.ingest.finished, timeout=INGEST_TIMEOUT_MS):
+        drop = _drop(window, _file_mime(note, "https://example.org/kiln.pdf"))
+        assert drop.isAccepted()
+        message = window.statusBar().currentMessage()
+        assert "https://example.org/kiln.pdf" in message and "being added" in message
+    service = window.session.service
+    assert [Path(s["path"]).name for s in service.sources(scopes=service.scopes())] == ["glaze.md"]
+
+
 def test_drops_are_not_taken_while_locked(window: MainWindow, tmp_path: Path) -> None:
     window.lock()
     assert not _drag_enter(window, _file_mime(tmp_path)).isAccepted()
 
 
 def test_open_requested_shows_the_memory_in_the_detail_pane(qtbot, window: MainWindow) -> None:
-    detail, search = window.workspace.panel("detail"), window.workspace.panel("search")
-    if detail is None or search is None:
-        pytest.skip("the detail pane or the search panel is not there yet")
+    detail, search = window.workspace.detail, window.workspace.search
     written = window.session.service.write("Note", "Pharmacy hours", "Opens at eight.")
     node_id = written.node.id
     with qtbot.waitSignal(detail.loaded, timeout=5_000):
@@ -184,11 +195,9 @@ def test_open_requested_shows_the_memory_in_the_detail_pane(qtbot, window: MainW
 
 
 def test_ctrl_k_puts_the_cursor_in_the_search_field(qtbot, window: MainWindow) -> None:
-    search = window.workspace.panel("search")
-    if search is None:
-        pytest.skip("the search panel is not there yet")
+    search = window.workspace.search
     window.activateWindow()
-    window.workspace.panels["library"].setFocus()
+    window.workspace.library.setFocus()
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is search.search_field)
 
@@ -203,7 +212,10 @@ def test_busy_text_and_notifications_reach_the_status_bar(window: MainWindow) ->
     assert window.statusBar().currentMessage() == "Vectors rebuilt: Search by meaning is on."
 
 
-def test_missing_panels_get_a_placeholder(window: MainWindow) -> None:
-    for name in window.workspace.missing:
-        placeholder = window.workspace.panels[name]
-        assert placeholder.text().endswith(": coming")
+def test_every_panel_is_in_the_window(window: MainWindow) -> None:
+    workspace = window.workspace
+    columns = [workspace.splitter.widget(i) for i in range(workspace.splitter.count())]
+    assert columns == [workspace.library, workspace.search, workspace.detail]
+    for name in ("review", "graph", "ingest"):
+        scroll = workspace.docks[name].widget()
+        assert scroll.widget() is workspace.panels[name]

@@ -69,18 +69,17 @@ def test_ingest_and_graph_layout_never_hold_the_ui_thread(
     window = MainWindow(session=open_session)
     qtbot.addWidget(window)
     window.show()
-    ingest = window.workspace.panel("ingest")
-    graph = window.workspace.panel("graph")
-    assert ingest is not None and graph is not None
+    ingest = window.workspace.ingest
+    graph = window.workspace.graph
     window.workspace.docks["graph"].show()
     meter = StallMeter()
     meter.start()
-    with qtbot.waitSignal(ingest.finished, timeout=600_000):  # type: ignore[attr-defined]
+    with qtbot.waitSignal(ingest.finished, timeout=600_000):
         window.ingest_paths([str(folder)])
-        with qtbot.waitSignal(graph.picture_shown, timeout=120_000):  # type: ignore[attr-defined]
-            graph.show_overview()  # type: ignore[attr-defined]
-        with qtbot.waitSignal(graph.picture_shown, timeout=120_000):  # type: ignore[attr-defined]
-            graph.show_ego(hub.id)  # type: ignore[attr-defined]
+        with qtbot.waitSignal(graph.picture_shown, timeout=120_000):
+            graph.show_overview()
+        with qtbot.waitSignal(graph.picture_shown, timeout=120_000):
+            graph.show_ego(hub.id)
     longest = meter.stop()
     print(f"longest UI-thread stall: {longest * 1000:.0f} ms")
     assert longest < MAX_STALL_S, f"the UI thread stalled for {longest * 1000:.0f} ms"
