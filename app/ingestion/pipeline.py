@@ -1,7 +1,7 @@
 """The ingest pipeline (DESIGN §6): files and folders in, searchable and linked memory out.
 
-For each file to read (see ``ingest_plan``): the extraction worker reads it within its budget,
-the chunker cuts passages, the embedder embeds them outside the write lock, and ``ingest_store``
+For each file to read (see ``plan``): the extraction worker reads it within its budget,
+the chunker cuts passages, the embedder embeds them outside the write lock, and ``store``
 stores the file as a Document node with Passage nodes ``part_of`` it. Short files are written in
 batches, each batch one transaction: a crash or a kill loses at most the batch being written,
 and a rerun skips what was committed. A long document is embedded and written part by part, each
@@ -13,15 +13,14 @@ either, the rest is left out and the file's outcome says so.
 
 A changed file gets a new Document that supersedes the old one; the old version and its
 passages stay as history. A file (or folder) that fails is recorded with its reason on its
-source row and the run goes on. Progress reaches the caller through ``IngestProgress`` events and
-the run stops between files (or between a long document's parts) when ``CancelToken.cancel()``
-is called, leaving the vault consistent.
+source row (``outcomes``) and the run goes on. Progress reaches the caller through
+``IngestProgress`` events and the run stops between files (or between a long document's parts)
+when ``CancelToken.cancel()`` is called, leaving the vault consistent.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,10 +31,10 @@ from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import mentions, records
+from cairn.app.ingestion import mentions, outcomes, records
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
 from cairn.app.ingestion.links import link_folders
-from cairn.app.ingestion.plan import FOLDER, Plan, PlannedFile, make_plan
+from cairn.app.ingestion.plan import Plan, PlannedFile, make_plan
 from cairn.app.ingestion.report import (
     CancelToken,
     FileOutcome,
@@ -43,7 +42,7 @@ from cairn.app.ingestion.report import (
     IngestReport,
     ProgressSink,
 )
-from cairn.app.ingestion.store import DocumentStore, Prepared, Started, source_row
+from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
@@ -112,7 +111,7 @@ class Ingestor:
         plan = make_plan(self._vault, paths, scope, hashed)
         report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
         if dry_run:
-            report.files = [_planned_outcome(f) for f in plan.files]
+            report.files = [outcomes.planned(f) for f in plan.files]
             report_to(IngestProgress("done", 0, 0, 0, 0))
             return report
         with self._vault.read() as conn:
@@ -162,23 +161,23 @@ class _Run:
     def execute(self) -> None:
         with self._in._vault.write() as conn:
             source_rows.mark_missing(conn, self._plan.removed, now_iso())
-            self._forget_recovered_folders(conn)
+            outcomes.forget_recovered_folders(conn, self._plan)
             for planned in self._plan.files:
                 if not planned.to_read:
-                    self._report.files.append(self._settle_unread(conn, planned))
+                    self._report.files.append(outcomes.settle_unread(conn, planned, self._scope))
         for planned in self._plan.files:
             if not planned.to_read:
                 continue
             if self._cancel.cancelled:
                 self._report.cancelled = True
-                self._report.files.append(_planned_outcome(planned, "cancelled"))
+                self._report.files.append(outcomes.planned(planned, "cancelled"))
                 continue
             self._emit("reading", planned.source)
             try:
                 document = self._worker.extract(planned.path, lambda: self._cancel.cancelled)
             except Stopped:
                 self._report.cancelled = True
-                self._report.files.append(_planned_outcome(planned, "cancelled"))
+                self._report.files.append(outcomes.planned(planned, "cancelled"))
                 continue
             except ExtractionError as exc:
                 self._fail(planned, str(exc))
@@ -275,7 +274,7 @@ class _Run:
             with self._in._vault.write() as inner:
                 return self._store.store_whole(inner, prepared)
         except RowRejected as exc:
-            return self._rejected(conn, prepared.planned, exc)
+            return outcomes.rejected(conn, prepared.planned, self._scope, exc)
 
     def _write_in_parts(self, prepared: Prepared) -> None:
         """A long document: embed a part, write it in its own transaction, and so on, within
@@ -296,7 +295,7 @@ class _Run:
                     continue
                 if self._cancel.cancelled:
                     self._report.cancelled = True
-                    self._report.files.append(_planned_outcome(planned, "cancelled"))
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
                     return
                 if time.monotonic() > deadline:
                     break
@@ -315,7 +314,7 @@ class _Run:
                 receipts.append(conn, "ingest", {"files": 1, "passages": 0})
         except RowRejected as exc:
             with vault.write() as conn:
-                outcome = self._rejected(conn, planned, exc)
+                outcome = outcomes.rejected(conn, planned, self._scope, exc)
         self._report.files.append(outcome)
 
     def _overtime(self, prepared: Prepared, started: Started) -> list[str]:
@@ -329,80 +328,14 @@ class _Run:
             "under a new name."
         ]
 
-    def _rejected(self, conn: Any, planned: PlannedFile, exc: RowRejected) -> FileOutcome:
-        message = f"{planned.name} could not be stored: {exc.reason}"
-        self._record_failure(conn, planned, message)
-        return FileOutcome(
-            planned.source, planned.action, "failed", error=message, size=planned.size
-        )
-
-    def _forget_recovered_folders(self, conn: Any) -> None:
-        """A folder that could not be listed last time and now could be: its failure is over."""
-        failing = {p.source for p in self._plan.files if p.kind == FOLDER}
-        recovered = []
-        for root in self._plan.roots:
-            shown = readable(root)
-            rows = source_rows.listed(conn, states=("failed",), under=shown + os.sep)
-            rows += [r for r in [source_rows.get(conn, shown)] if r and r["state"] == "failed"]
-            recovered += [
-                row["path"]
-                for row in rows
-                if row["media_type"] == FOLDER
-                and row["path"] in self._plan.folders
-                and row["path"] not in failing
-            ]
-        source_rows.remove(conn, recovered)
-
-    def _settle_unread(self, conn: Any, planned: PlannedFile) -> FileOutcome:
-        path = planned.source
-        if planned.action == "unreadable":
-            message = planned.problem or f"{planned.name} could not be read."
-            self._record_failure(conn, planned, message)
-            return FileOutcome(path, "unreadable", "failed", error=message)
-        if planned.action == "duplicate" and planned.same_as is not None:
-            source_rows.put(conn, source_row(planned, self._scope, "duplicate", planned.same_as))
-            return FileOutcome(
-                path, "duplicate", "duplicate", planned.same_as["document_id"], size=planned.size
-            )
-        if planned.action == "other_scope" and planned.previous is not None:
-            message = (
-                f"{planned.name} is already kept in the scope {planned.previous['scope']!r}; "
-                "a file is kept in one scope. Copy it under another name to keep it in both."
-            )
-            return FileOutcome(path, "other_scope", "failed", error=message, size=planned.size)
-        if planned.action == "unsupported":
-            if planned.root is None:  # named on its own: the person expected it to be read
-                message = (
-                    f"Cairn does not read {planned.path.suffix or 'extension-less'} files: "
-                    "convert it to PDF, text or an image and add that."
-                )
-                source_rows.put(conn, source_row(planned, self._scope, "failed", error=message))
-                return FileOutcome(path, "unsupported", "failed", error=message, size=planned.size)
-            return FileOutcome(path, "unsupported", "skipped", size=planned.size)
-        if planned.previous is not None and planned.previous["state"] == "missing":
-            source_rows.put(
-                conn, {**planned.previous, "state": "ingested", "updated_at": now_iso()}
-            )
-        document_id = planned.previous["document_id"] if planned.previous else None
-        return FileOutcome(path, planned.action, "unchanged", document_id, size=planned.size)
-
     def _fail(self, planned: PlannedFile, message: str) -> None:
         with self._in._vault.write() as conn:
-            self._record_failure(conn, planned, message)
+            outcomes.record_failure(conn, planned, self._scope, message)
         self._report.files.append(
             FileOutcome(planned.source, planned.action, "failed", error=message, size=planned.size)
         )
         self._files_done += 1
         self._bytes_done += planned.size
-
-    def _record_failure(self, conn: Any, planned: PlannedFile, message: str) -> None:
-        # The old version of a changed file (or the unfinished one a stopped run began) stays
-        # what the vault keeps for it.
-        previous = planned.previous
-        keep = previous["document_id"] if previous and previous["state"] != "duplicate" else None
-        row = source_row(planned, self._scope, "failed", error=message)
-        row["document_id"] = keep
-        source_rows.put(conn, row)
 
     def _emit(self, stage: str, current: str | None) -> None:
         self._progress(
@@ -415,8 +348,3 @@ class _Run:
                 current,
             )
         )
-
-
-def _planned_outcome(planned: PlannedFile, state: str = "planned") -> FileOutcome:
-    error = planned.problem if planned.action == "unreadable" else None
-    return FileOutcome(planned.source, planned.action, state, error=error, size=planned.size)
