@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Set
 from typing import Any
 
-from cairn.app.ingestion import mentions
+from cairn.app import mentions
 from cairn.app.packs import Pack
 from cairn.storage import graph_rows, names
 

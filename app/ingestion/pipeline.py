@@ -26,12 +26,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.app import receipts
+from cairn.app import mentions, receipts
 from cairn.app import settings as memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import mentions, outcomes, records
+from cairn.app.ingestion import outcomes, records
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
 from cairn.app.ingestion.links import link_folders
 from cairn.app.ingestion.plan import Plan, PlannedFile, make_plan

@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cairn.app import mentions
 from cairn.app.clock import new_id, now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import mentions, records
+from cairn.app.ingestion import records
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.report import FileOutcome, IngestReport
 from cairn.app.packs import Pack

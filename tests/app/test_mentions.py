@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.app.dedup.resolver import normalize
-from cairn.app.ingestion.mentions import MAX_CANDIDATES, Candidate, MentionMatcher, candidates
+from cairn.app.mentions import MAX_CANDIDATES, Candidate, MentionMatcher, candidates
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 
