@@ -19,6 +19,7 @@ from typing import Any
 from cairn.app import receipts
 from cairn.app.errors import InvalidRequest
 from cairn.storage import vault_copies
+from cairn.storage.connection import Connection
 from cairn.storage.errors import CopyRejected, TargetExists, VaultCorrupt, VaultError
 from cairn.storage.keys import VaultKey
 from cairn.storage.vault import Vault
@@ -104,7 +105,7 @@ class CopyResult:
         }
 
 
-def check_copy(conn: Any, path: Path, expected: tuple[str, int] | None = None) -> CopyReport:
+def check_copy(conn: Connection, path: Path, expected: tuple[str, int] | None = None) -> CopyReport:
     """The checks of a copy open read-only on ``conn`` (see ``storage.backup.open_copy``)."""
     damage = vault_copies.integrity_problems(conn)
     try:

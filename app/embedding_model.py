@@ -258,7 +258,8 @@ class MiniLMEmbedder:
         # Every text has at least [CLS] and [SEP], but clip anyway so no row can divide by 0.
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        unit: npt.NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
 
 
 def _rebuilt(arguments: dict[str, Any]) -> MiniLMEmbedder:

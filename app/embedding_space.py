@@ -13,7 +13,6 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from cairn.app.clock import now_iso
 from cairn.app.embedding_model import Embedder, usable_cores
 from cairn.app.text import searchable_text
 from cairn.storage import vectors
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 FloatArray = vectors.FloatMatrix
@@ -75,10 +75,11 @@ class EmbeddingSpace:
         """The vector for one memory's searchable text, or None without an embedder."""
         if self.embedder is None:
             return None
-        return self.embedder.embed([text])[0]
+        vector: FloatArray = self.embedder.embed([text])[0]
+        return vector
 
     def store(
-        self, conn: Any, seq: int, vector: FloatArray | None, scope: str, status: str
+        self, conn: Connection, seq: int, vector: FloatArray | None, scope: str, status: str
     ) -> None:
         """Inside the caller's transaction: persist the vector, and mirror it once committed."""
         if vector is None:
@@ -109,7 +110,8 @@ class EmbeddingSpace:
     def query_vector(self, query: str) -> FloatArray | None:
         if self.embedder is None or not self.ready:
             return None
-        return self.embedder.embed([query])[0]
+        vector: FloatArray = self.embedder.embed([query])[0]
+        return vector
 
     def nearest_soon(
         self, query: str, scopes: list[str], statuses: Sequence[str], k: int
@@ -137,7 +139,7 @@ class EmbeddingSpace:
         """The indexed vectors of ``seqs`` (those it has)."""
         return {} if self.index is None else self.index.vectors_of(seqs)
 
-    def catch_up(self, conn: Any) -> None:
+    def catch_up(self, conn: Connection) -> None:
         """Take in vectors another program (the CLI beside the window) stored since the index
         was loaded: a cheap look at the newest vector rows."""
         if self.index is not None and self.ready:
@@ -186,7 +188,7 @@ class EmbeddingSpace:
         return total
 
 
-def _texts_of(conn: Any, seqs: list[int]) -> list[tuple[int, str, str, str]]:
+def _texts_of(conn: Connection, seqs: list[int]) -> list[tuple[int, str, str, str]]:
     rows = vectors.nodes_to_embed(conn, seqs)
     return [
         (

@@ -18,6 +18,7 @@ from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.models import History, HistoryEntry
 from cairn.app.packs import Pack
 from cairn.storage import dedup_rows, graph_rows
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 EDGE = "supersedes"
@@ -34,7 +35,9 @@ class HistoryKeeper:
         with self._vault.write() as conn:
             return self.supersede_in(conn, old_id, new_id, scopes)
 
-    def supersede_in(self, conn: Any, old_id: str, new_id: str, scopes: list[str]) -> History:
+    def supersede_in(
+        self, conn: Connection, old_id: str, new_id: str, scopes: list[str]
+    ) -> History:
         """``supersede`` within a write transaction the caller holds (an edit writes the new
         version and supersedes the old one in one)."""
         if old_id == new_id:
@@ -101,7 +104,7 @@ class HistoryKeeper:
                 raise NodeNotFound(node_id)
             return self._history(conn, node_id, scopes)
 
-    def _history(self, conn: Any, node_id: str, scopes: list[str]) -> History:
+    def _history(self, conn: Connection, node_id: str, scopes: list[str]) -> History:
         me = _entry(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
         older = self._chain(conn, node_id, scopes, older=True)
         newer = self._chain(conn, node_id, scopes, older=False)
@@ -109,7 +112,7 @@ class HistoryKeeper:
         return History(chain, len(older))
 
     def _chain(
-        self, conn: Any, start: str, scopes: list[str], *, older: bool
+        self, conn: Connection, start: str, scopes: list[str], *, older: bool
     ) -> list[HistoryEntry]:
         """Versions from ``start`` outwards (older: what it superseded; newer: what superseded
         it). A supersede chain has no branches: each memory is superseded at most once."""

@@ -14,6 +14,7 @@ from cairn.app.errors import InboxItemNotFound, InvalidRequest, UnknownScope
 from cairn.app.models import InboxItem, WriteResult
 from cairn.app.writer import MAX_BODY, NewMemory, Writer
 from cairn.storage import records
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 TITLE_CHARS = 80
@@ -83,7 +84,7 @@ class Inbox:
             receipts.append(conn, "inbox", {"discarded": 1})
             return _item(records.inbox_item(conn, item_id, list(scopes)))
 
-    def _open_item(self, conn: object, item_id: str, scopes: Sequence[str]) -> InboxItem:
+    def _open_item(self, conn: Connection, item_id: str, scopes: Sequence[str]) -> InboxItem:
         row = records.inbox_item(conn, item_id, list(scopes))
         if row is None:
             raise InboxItemNotFound(item_id)

@@ -19,6 +19,7 @@ from cairn.app.packs import Pack
 from cairn.app.retention import Retention, candidate_of
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, fulltext, graph_rows, names, records
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 
@@ -54,7 +55,7 @@ class NodeStore:
         self._space = space
         self.retention: Retention | None = None  # set by the writer that owns this store
 
-    def insert(self, conn: Any, draft: Draft, status: str) -> dict[str, Any]:
+    def insert(self, conn: Connection, draft: Draft, status: str) -> dict[str, Any]:
         memory = draft.memory
         now = now_iso()
         node_id = new_id()
@@ -94,7 +95,7 @@ class NodeStore:
         return stored
 
     def insert_stub(
-        self, conn: Any, name: str, scope: str, vectors: dict[str, Any]
+        self, conn: Connection, name: str, scope: str, vectors: dict[str, Any]
     ) -> dict[str, Any]:
         stub_type = feedback.STUB_TYPE
         if stub_type not in self._pack.node_types:
@@ -118,7 +119,7 @@ class NodeStore:
             return {}
         return dict(zip(unknown, self._space.embedder.embed(unknown), strict=True))
 
-    def index_names(self, conn: Any, row: dict[str, Any]) -> None:
+    def index_names(self, conn: Connection, row: dict[str, Any]) -> None:
         if self._pack.node_types[row["type"]].family != "entity":
             return
         attrs = json.loads(row["attrs"])
@@ -126,7 +127,7 @@ class NodeStore:
         entries, grams = resolver.index_entries(row["title"], aliases)
         names.replace(conn, row["seq"], row["scope"], entries, grams)
 
-    def reindex_text(self, conn: Any, row: dict[str, Any]) -> str:
+    def reindex_text(self, conn: Connection, row: dict[str, Any]) -> str:
         """Refresh a node's full-text entry (its text or addenda changed); returns the text."""
         addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [row["id"]])]
         text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]), addenda)
@@ -151,7 +152,7 @@ class NodeStore:
             self._space.store(conn, row["seq"], vector, row["scope"], row["status"])
 
     def add_edge(
-        self, conn: Any, src: str, dst: str, edge_type: str, rationale: str | None
+        self, conn: Connection, src: str, dst: str, edge_type: str, rationale: str | None
     ) -> bool:
         """Store an edge (one row per pair for an undirected type); False if it existed."""
         spec = self._pack.edge_types[edge_type]
@@ -170,7 +171,7 @@ class NodeStore:
         )
         return created
 
-    def log(self, conn: Any, node_id: str, verdict: gate.Verdict | None) -> None:
+    def log(self, conn: Connection, node_id: str, verdict: gate.Verdict | None) -> None:
         if verdict is None:
             dedup_rows.log_decision(
                 conn,
@@ -197,7 +198,7 @@ class NodeStore:
 
     def log_entity(
         self,
-        conn: Any,
+        conn: Connection,
         node_id: str,
         candidate_id: str | None,
         outcome: str,

@@ -21,6 +21,7 @@ from typing import Any
 from cairn.app import mentions
 from cairn.app.packs import Pack
 from cairn.storage import graph_rows, names
+from cairn.storage.connection import Connection
 
 LINKED_STATUSES = ("active", "stub")
 _TAG = re.compile(r"#[\w/-]+")
@@ -40,7 +41,7 @@ class NoteMentions:
 
     def link(
         self,
-        conn: Any,
+        conn: Connection,
         row: dict[str, Any],
         text: str,
         add_edge: Callable[[str, str, str], Any],

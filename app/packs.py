@@ -15,6 +15,7 @@ from typing import Any
 
 from cairn.app.errors import PackError
 from cairn.storage import dedup_rows, registry
+from cairn.storage.connection import Connection
 
 ATTR_KINDS = ("string", "date", "number", "boolean", "list")
 FAMILIES = ("entity", "memory", "document")
@@ -97,7 +98,7 @@ class Pack:
         return cls(meta["name"], meta["version"], node_types, edge_types)
 
     @classmethod
-    def from_vault(cls, conn: Any, name: str, version: int) -> Pack:
+    def from_vault(cls, conn: Connection, name: str, version: int) -> Pack:
         type_rows, attr_rows, edge_rows, rule_rows = registry.read(conn)
         statuses: dict[str, dict[str, str]] = {t.name: {} for t in type_rows}
         for node_type, word, canonical in dedup_rows.status_words(conn):
@@ -123,7 +124,7 @@ class Pack:
 
     # -- writing into a vault -----------------------------------------------------------------
 
-    def install(self, conn: Any) -> None:
+    def install(self, conn: Connection) -> None:
         registry.install(
             conn,
             [

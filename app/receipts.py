@@ -17,6 +17,7 @@ from typing import Any
 from cairn.app.clock import now_iso, utc_stamp
 from cairn.app.errors import InvalidRequest
 from cairn.storage import records
+from cairn.storage.connection import Connection
 
 GENESIS = "0" * 64
 HASH = re.compile(r"^[0-9a-f]{64}$")
@@ -49,7 +50,7 @@ def receipt_hash(prev_hash: str, at: str, kind: str, counts_json: str) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def append(conn: Any, kind: str, counts: Mapping[str, int]) -> str:
+def append(conn: Connection, kind: str, counts: Mapping[str, int]) -> str:
     """Add a receipt inside the caller's transaction; returns its hash."""
     if kind not in KINDS:
         raise ValueError(f"unknown receipt kind {kind!r}")

@@ -39,6 +39,7 @@ from cairn.app.clock import now_iso
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.retention_rules import AdvisedClassifier, Advisor, Candidate, Classifier, Verdict
 from cairn.storage import records, retention_rows
+from cairn.storage.connection import Connection
 from cairn.storage.errors import VaultError
 from cairn.storage.vault import Vault
 
@@ -140,7 +141,7 @@ class Retention:
             verdict = retention_rules.RuleClassifier().classify(candidate)
         return (verdict, *retention_rules.clamped(verdict))
 
-    def record_label(self, conn: Any, node_id: str, verdict: Verdict, at: str) -> None:
+    def record_label(self, conn: Connection, node_id: str, verdict: Verdict, at: str) -> None:
         retention_rows.log(
             conn,
             at=at,
@@ -175,7 +176,7 @@ class Retention:
 
     # -- use ----------------------------------------------------------------------------------
 
-    def reinforce(self, conn: Any, ids: Sequence[str], at: str, uses: int = 1) -> None:
+    def reinforce(self, conn: Connection, ids: Sequence[str], at: str, uses: int = 1) -> None:
         """Count a use of each of ``ids`` inside the caller's write."""
         now = datetime.fromisoformat(at.replace("Z", "+00:00"))
         for row in retention_rows.keeping(conn, list(ids)):
@@ -252,7 +253,7 @@ class Retention:
         with self._vault.read() as conn:
             return self._faded(conn, now or now_iso(), list(scopes))
 
-    def _faded(self, conn: Any, at: str, scopes: list[str] | None) -> list[Proposal]:
+    def _faded(self, conn: Connection, at: str, scopes: list[str] | None) -> list[Proposal]:
         floor = memory_settings.read(conn).retention_fade_below
         now = datetime.fromisoformat(at.replace("Z", "+00:00"))
         found = []
@@ -314,7 +315,7 @@ class Retention:
 
     def _log(
         self,
-        conn: Any,
+        conn: Connection,
         at: str,
         node_id: str,
         action: str,

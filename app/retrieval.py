@@ -30,6 +30,7 @@ from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
 from cairn.storage import dedup_rows, fulltext, graph_rows
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 # Each leg contributes its top 30 (100 gained under a point of Recall@10 on the dev
@@ -215,7 +216,7 @@ def search(
 
 
 def _context(
-    conn: Any, seqs: set[int], rows: dict[int, dict[str, Any]], scopes: list[str]
+    conn: Connection, seqs: set[int], rows: dict[int, dict[str, Any]], scopes: list[str]
 ) -> tuple[dict[int, list[int]], dict[int, tuple[str, Any]]]:
     """What surrounds each hit: its neighbours in time that share its context (the passages
     written before and after it in the same document, or the memories of the same dated
@@ -261,7 +262,7 @@ def _shown(row: dict[str, Any] | None, statuses: Sequence[str], instant: str | N
 
 
 def _graph_leg(
-    conn: Any,
+    conn: Connection,
     fused: dict[int, float],
     rows: dict[int, dict[str, Any]],
     scopes: list[str],
@@ -299,7 +300,7 @@ def _graph_leg(
 
 
 def _collapse(
-    conn: Any,
+    conn: Connection,
     space: EmbeddingSpace,
     ranked: list[int],
     rows: dict[int, dict[str, Any]],

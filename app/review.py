@@ -30,6 +30,7 @@ from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
 from cairn.storage import dedup_rows, graph_rows
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 KINDS = ("duplicate", "label_conflict", "revive_candidate")
@@ -126,7 +127,7 @@ class Review:
         outcome = "distinct" if decision == "distinct" else "merged"
         return WriteResult(outcome, node, embedded=True, degree=degree)
 
-    def _open(self, conn: Any, item_id: str, scopes: list[str]) -> dict[str, Any]:
+    def _open(self, conn: Connection, item_id: str, scopes: list[str]) -> dict[str, Any]:
         row = dedup_rows.review_item(conn, item_id)
         visible = (
             graph_rows.nodes_by_ids(conn, [row["node_id"], row["other_id"]], scopes) if row else []
@@ -139,14 +140,14 @@ class Review:
             raise ReviewItemNotFound(item_id)
         return row
 
-    def _activate(self, conn: Any, row: dict[str, Any]) -> None:
+    def _activate(self, conn: Connection, row: dict[str, Any]) -> None:
         # A write waiting for review is active already; only an item a vault kept from before
         # schema 10 (whose upgrade activates its memory too) could still find one pending.
         if row["status"] == "pending":
             graph_rows.update_node(conn, row["id"], {"status": "active", "updated_at": now_iso()})
             self._space.status_changed(row["seq"], "active")
 
-    def _fold(self, conn: Any, new: dict[str, Any], into: dict[str, Any]) -> dict[str, Any]:
+    def _fold(self, conn: Connection, new: dict[str, Any], into: dict[str, Any]) -> dict[str, Any]:
         """Merge ``new`` into ``into`` without losing anything; returns the kept row."""
         addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [new["id"]])]
         text = searchable_text(new["title"], new["body"], json.loads(new["attrs"]), addenda)
@@ -184,7 +185,7 @@ class Review:
         self._store.index_names(conn, kept)
         return kept
 
-    def _move_edges(self, conn: Any, old: str, new: str) -> None:
+    def _move_edges(self, conn: Connection, old: str, new: str) -> None:
         """Re-point ``old``'s edges at ``new``, where the pack's rules allow it."""
         for e in graph_rows.edges_of(conn, old):
             src = new if e["src"] == old else e["src"]
@@ -198,7 +199,7 @@ class Review:
             self._store.add_edge(conn, src, dst, e["type"], e["rationale"] or "moved by a merge")
 
 
-def _sides(conn: Any, row: dict[str, Any], scopes: list[str]) -> dict[str, dict[str, Any]]:
+def _sides(conn: Connection, row: dict[str, Any], scopes: list[str]) -> dict[str, dict[str, Any]]:
     pair = [row["node_id"], row["other_id"]]
     return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
 

@@ -13,6 +13,7 @@ from typing import Any
 from cairn.app.clock import now_iso
 from cairn.app.packs import Pack
 from cairn.storage import sentinel
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 PREFERRED_TYPE = "Note"
@@ -26,7 +27,7 @@ _PLACEHOLDERS: dict[str, Any] = {
 }
 
 
-def add(conn: Any, pack: Pack) -> None:
+def add(conn: Connection, pack: Pack) -> None:
     """Insert the sentinel inside the caller's transaction (a vault being created)."""
     type_name, attrs = _type_and_attrs(pack)
     sentinel.add(conn, type_name, json.dumps(attrs, sort_keys=True), now_iso())

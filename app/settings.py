@@ -11,6 +11,7 @@ from typing import Any
 
 from cairn.app.errors import InvalidRequest
 from cairn.storage import records
+from cairn.storage.connection import Connection
 
 _PREFIX = "memory."
 
@@ -93,16 +94,16 @@ class MemorySettings:
     ingest_max_write_seconds: int
 
 
-def read(conn: Any) -> MemorySettings:
+def read(conn: Connection) -> MemorySettings:
     stored = records.settings_with_prefix(conn, _PREFIX)
     return MemorySettings(**{name: stored.get(name, s.default) for name, s in SETTINGS.items()})
 
 
-def as_dict(conn: Any) -> dict[str, Any]:
+def as_dict(conn: Connection) -> dict[str, Any]:
     return dict(vars(read(conn)))
 
 
-def write(conn: Any, name: str, value: Any) -> Any:
+def write(conn: Connection, name: str, value: Any) -> Any:
     """Check and store one setting; returns the stored value."""
     spec = SETTINGS.get(name)
     if spec is None:

@@ -27,6 +27,7 @@ from cairn.app.packs import Pack
 from cairn.app.retention import Retention
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, graph_rows, records
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 __all__ = ["NewMemory", "Writer"]
@@ -196,7 +197,7 @@ class Writer:
             enrich_hints=found.enrich_hints,
         )
 
-    def _insert_ungated(self, conn: Any, draft: Draft) -> _Applied:
+    def _insert_ungated(self, conn: Connection, draft: Draft) -> _Applied:
         row = self.store.insert(conn, draft, draft.memory.status)
         self.store.log(conn, row["id"], None)
         receipts.append(conn, "write", {"nodes": 1})
@@ -204,7 +205,7 @@ class Writer:
 
     def _write_memory(
         self,
-        conn: Any,
+        conn: Connection,
         draft: Draft,
         near: list[gate.Candidate],
         settings: memory_settings.MemorySettings,
@@ -287,7 +288,7 @@ class Writer:
 
     def _write_entity(
         self,
-        conn: Any,
+        conn: Connection,
         draft: Draft,
         near: list[gate.Candidate],
         settings: memory_settings.MemorySettings,
@@ -348,7 +349,7 @@ class Writer:
             revive_candidate=revive,
         )
 
-    def _absorb_entity(self, conn: Any, draft: Draft, same: resolver.NameMatch) -> _Applied:
+    def _absorb_entity(self, conn: Connection, draft: Draft, same: resolver.NameMatch) -> _Applied:
         """The same entity again: the existing node stands; what the write adds is kept."""
         scope = draft.memory.scope
         target = graph_rows.nodes_by_ids(conn, [same.id], [scope])[0]
@@ -374,7 +375,7 @@ class Writer:
         matched = same.as_dict()
         return _Applied("absorbed", target, matched=matched, reembed=attrs_changed)
 
-    def _enrich_stub(self, conn: Any, draft: Draft, stub: resolver.NameMatch) -> _Applied:
+    def _enrich_stub(self, conn: Connection, draft: Draft, stub: resolver.NameMatch) -> _Applied:
         """A name linked before it was described: the stub becomes the entity, keeping its id
         and its edges."""
         scope = draft.memory.scope
@@ -415,7 +416,7 @@ class Writer:
             if stamp is not None and utc_stamp(stamp) is None:
                 raise InvalidRequest(f"{name} is a date (YYYY-MM-DD) or ISO time, got {stamp!r}.")
 
-    def _require_scope(self, conn: Any, scope: str) -> None:
+    def _require_scope(self, conn: Connection, scope: str) -> None:
         known = records.scope_names(conn)
         if scope not in known:
             raise UnknownScope(scope, known)

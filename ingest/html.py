@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from pathlib import PurePath
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.textfile import decode
+from cairn.ingest.encoding import decode
 
 SKIPPED = frozenset(
     {"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside",

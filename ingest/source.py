@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import PurePath
 
-from cairn.ingest import textfile
+from cairn.ingest import encoding, textfile
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
 
 LANGUAGES = {
@@ -27,7 +27,7 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def extract(data: bytes, name: str) -> ExtractedDocument:
     language = LANGUAGES.get(PurePath(name).suffix.lower(), "text")
     # Decoded here, so a refusal names the file itself, not the ".txt" it is then read as.
-    source = textfile.decode(data, name)
+    source = encoding.decode(data, name)
     as_text = textfile.extract(source.encode(), PurePath(name).with_suffix(".txt").name)
     media_type = f"text/x-{language}"
     if language != "python":

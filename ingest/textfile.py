@@ -22,8 +22,6 @@ from typing import Any
 import yaml
 
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
-
-# ``decode`` is part of this module's interface too: the HTML and source extractors use it.
 from cairn.ingest.encoding import decode
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")

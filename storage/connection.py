@@ -6,10 +6,10 @@ This module and its siblings in ``storage`` are the only code that imports ``sql
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import sqlcipher3
 
@@ -24,8 +24,42 @@ from cairn.storage.errors import (
 )
 from cairn.storage.keys import VaultKey
 
-Connection = sqlcipher3.Connection
 DriverError = sqlcipher3.Error
+Parameters = Sequence[Any] | Mapping[str, Any]
+
+
+class Cursor(Protocol):
+    """A cursor's rows are the driver's ``sqlcipher3.Row`` (by column name or position; untyped,
+    as the driver ships no types): they stay inside ``storage``, which hands ``app`` dicts."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def lastrowid(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """What ``storage`` and ``app`` use of a keyed SQLCipher connection (see ``connect``): the
+    seam between them is typed by this, not by the driver, which ships no types."""
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+    def execute(self, sql: str, parameters: Parameters = (), /) -> Cursor: ...
+
+    def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor: ...
+
+    def executescript(self, script: str, /) -> Cursor: ...
+
+    def close(self) -> None: ...
+
 
 CIPHER_PAGE_SIZE = 16_384
 
@@ -48,7 +82,7 @@ def connect(
     create: bool = False,
     read_only: bool = False,
     cache_kib: int = READER_CACHE_KIB,
-) -> Any:
+) -> Connection:
     """A connection to the vault at ``path``, keyed and configured; raises WrongPassphrase."""
     conn = sqlcipher3.connect(
         str(path),
@@ -63,10 +97,11 @@ def connect(
         conn.close()
         raise
     conn.row_factory = sqlcipher3.Row
-    return conn
+    opened: Connection = conn  # the driver's connection, seen through the protocol
+    return opened
 
 
-def apply_key(conn: Any, path: Path, key: VaultKey, *, create: bool) -> None:
+def apply_key(conn: Connection, path: Path, key: VaultKey, *, create: bool) -> None:
     """Key a fresh connection; for an existing file, check the key opens it: WrongPassphrase,
     or VaultDamaged when the key is right but a page the open reads is damaged."""
     # SQLCipher logs HMAC failures to stderr; we report them as WrongPassphrase or VaultDamaged.
@@ -88,7 +123,7 @@ def apply_key(conn: Any, path: Path, key: VaultKey, *, create: bool) -> None:
         raise
 
 
-def _configure(conn: Any, *, read_only: bool, cache_kib: int) -> None:
+def _configure(conn: Connection, *, read_only: bool, cache_kib: int) -> None:
     # WAL: readers (search, the graph server) never block the writer and see committed data only.
     conn.execute("PRAGMA journal_mode = WAL")
     # The schema relies on foreign keys (edges, vectors, passages cascade with their node).
@@ -163,7 +198,7 @@ _savepoint_counter = 0
 
 
 @contextmanager
-def atomic(conn: Any, path: Path) -> Iterator[Any]:
+def atomic(conn: Connection, path: Path) -> Iterator[Connection]:
     """One transaction; nested calls become savepoints that roll back on their own."""
     global _savepoint_counter
     with translated(path):

@@ -7,13 +7,13 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 
 # -- addenda and merged ids -------------------------------------------------------------------
 
 
 def add_addendum(
-    conn: Any, node_id: str, text: str, origin: str, source: str | None, at: str
+    conn: Connection, node_id: str, text: str, origin: str, source: str | None, at: str
 ) -> None:
     conn.execute(
         "INSERT INTO addenda(node_id, text, origin, source, recorded_at) VALUES (?, ?, ?, ?, ?)",
@@ -21,7 +21,7 @@ def add_addendum(
     )
 
 
-def addenda_of(conn: Any, node_ids: Sequence[str]) -> list[dict[str, Any]]:
+def addenda_of(conn: Connection, node_ids: Sequence[str]) -> list[dict[str, Any]]:
     if not node_ids:
         return []
     return [
@@ -34,7 +34,7 @@ def addenda_of(conn: Any, node_ids: Sequence[str]) -> list[dict[str, Any]]:
     ]
 
 
-def add_alias(conn: Any, alias_id: str, node_id: str, at: str) -> None:
+def add_alias(conn: Connection, alias_id: str, node_id: str, at: str) -> None:
     # Ids that were merged into alias_id now lead to node_id as well.
     conn.execute("UPDATE node_aliases SET node_id = ? WHERE node_id = ?", (node_id, alias_id))
     conn.execute(
@@ -43,7 +43,7 @@ def add_alias(conn: Any, alias_id: str, node_id: str, at: str) -> None:
     )
 
 
-def resolve_aliases(conn: Any, ids: Sequence[str]) -> dict[str, str]:
+def resolve_aliases(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
     """For the given ids that were merged away: old id -> the id of the node it became."""
     if not ids:
         return {}
@@ -55,7 +55,7 @@ def resolve_aliases(conn: Any, ids: Sequence[str]) -> dict[str, str]:
     )
 
 
-def aliases_of(conn: Any, node_id: str) -> list[str]:
+def aliases_of(conn: Connection, node_id: str) -> list[str]:
     return [
         row[0]
         for row in conn.execute(
@@ -68,7 +68,7 @@ def aliases_of(conn: Any, node_id: str) -> list[str]:
 
 
 def log_decision(
-    conn: Any,
+    conn: Connection,
     *,
     at: str,
     node_id: str | None,
@@ -86,7 +86,9 @@ def log_decision(
     )
 
 
-def decisions(conn: Any, node_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+def decisions(
+    conn: Connection, node_id: str | None = None, limit: int = 100
+) -> list[dict[str, Any]]:
     where = "WHERE node_id = ? OR candidate_id = ?" if node_id else ""
     params: tuple[Any, ...] = (node_id, node_id) if node_id else ()
     return [
@@ -107,7 +109,7 @@ _REVIEW_COLUMNS = (
 
 
 def add_review_item(
-    conn: Any,
+    conn: Connection,
     *,
     id_: str,
     kind: str,
@@ -126,7 +128,12 @@ def add_review_item(
 
 
 def review_items(
-    conn: Any, scopes: Sequence[str], *, kinds: Sequence[str], state: str = "open", limit: int = 500
+    conn: Connection,
+    scopes: Sequence[str],
+    *,
+    kinds: Sequence[str],
+    state: str = "open",
+    limit: int = 500,
 ) -> list[dict[str, Any]]:
     """Review items whose two memories are both visible in ``scopes``, oldest first."""
     marks = placeholders(scopes)
@@ -143,7 +150,7 @@ def review_items(
     ]
 
 
-def review_count(conn: Any, scopes: Sequence[str]) -> int:
+def review_count(conn: Connection, scopes: Sequence[str]) -> int:
     marks = placeholders(scopes)
     row = conn.execute(
         f"SELECT count(*) FROM review_items AS r JOIN nodes AS a ON a.id = r.node_id "
@@ -155,7 +162,7 @@ def review_count(conn: Any, scopes: Sequence[str]) -> int:
 
 
 def awaiting_review(
-    conn: Any, node_ids: Sequence[str], scopes: Sequence[str]
+    conn: Connection, node_ids: Sequence[str], scopes: Sequence[str]
 ) -> dict[str, dict[str, Any]]:
     """Of ``node_ids``, those a write kept as a possible duplicate that the person has not yet
     settled: node id -> its oldest open item (id, reason, and the id and title of the memory it
@@ -177,7 +184,7 @@ def awaiting_review(
     return found
 
 
-def awaiting_ids(conn: Any, scopes: Sequence[str]) -> set[str]:
+def awaiting_ids(conn: Connection, scopes: Sequence[str]) -> set[str]:
     """Every memory ``awaiting_review`` would mark: few, whatever the vault's size, so the
     graph view marks its nodes without asking about each of them."""
     if not scopes:
@@ -193,7 +200,7 @@ def awaiting_ids(conn: Any, scopes: Sequence[str]) -> set[str]:
     }
 
 
-def repoint_review_items(conn: Any, old_id: str, new_id: str) -> None:
+def repoint_review_items(conn: Connection, old_id: str, new_id: str) -> None:
     """Open duplicate items that compare a memory with ``old_id`` now compare it with
     ``new_id`` (the memory ``old_id`` was merged into); one that would compare ``new_id`` with
     itself, and any other kind, is left for ``close_review_items_of``."""
@@ -204,21 +211,21 @@ def repoint_review_items(conn: Any, old_id: str, new_id: str) -> None:
     )
 
 
-def review_item(conn: Any, id_: str) -> dict[str, Any] | None:
+def review_item(conn: Connection, id_: str) -> dict[str, Any] | None:
     row = conn.execute(
         f"SELECT {_REVIEW_COLUMNS} FROM review_items WHERE id = ?", (id_,)
     ).fetchone()
     return None if row is None else dict(row)
 
 
-def decide_review_item(conn: Any, id_: str, decision: str, at: str) -> None:
+def decide_review_item(conn: Connection, id_: str, decision: str, at: str) -> None:
     conn.execute(
         "UPDATE review_items SET state = 'resolved', decision = ?, decided_at = ? WHERE id = ?",
         (decision, at, id_),
     )
 
 
-def close_review_items_of(conn: Any, node_id: str, decision: str, at: str) -> None:
+def close_review_items_of(conn: Connection, node_id: str, decision: str, at: str) -> None:
     """Settle every open item about ``node_id`` (it was merged, superseded or revived)."""
     conn.execute(
         "UPDATE review_items SET state = 'resolved', decision = ?, decided_at = ? "
@@ -230,7 +237,7 @@ def close_review_items_of(conn: Any, node_id: str, decision: str, at: str) -> No
 # -- status words -----------------------------------------------------------------------------
 
 
-def set_status_words(conn: Any, rows: Iterable[tuple[str, str, str]]) -> None:
+def set_status_words(conn: Connection, rows: Iterable[tuple[str, str, str]]) -> None:
     """(node_type, word, canonical) rows from a pack; a type's earlier words are replaced."""
     rows = list(rows)
     for node_type in sorted({r[0] for r in rows}):
@@ -238,7 +245,7 @@ def set_status_words(conn: Any, rows: Iterable[tuple[str, str, str]]) -> None:
     conn.executemany("INSERT INTO status_words(node_type, word, canonical) VALUES (?, ?, ?)", rows)
 
 
-def status_words(conn: Any) -> list[tuple[str, str, str]]:
+def status_words(conn: Connection) -> list[tuple[str, str, str]]:
     return [
         (row[0], row[1], row[2])
         for row in conn.execute(

@@ -6,12 +6,11 @@ promoted from (the capture holds its text), and the source row of a forgotten fi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 
 
-def remove_traces(conn: Any, ids: Sequence[str]) -> None:
+def remove_traces(conn: Connection, ids: Sequence[str]) -> None:
     marks = placeholders(ids)
     conn.execute(
         f"DELETE FROM review_items WHERE node_id IN ({marks}) OR other_id IN ({marks})",
@@ -25,7 +24,7 @@ def remove_traces(conn: Any, ids: Sequence[str]) -> None:
     conn.execute(f"DELETE FROM sources WHERE document_id IN ({marks})", tuple(ids))
 
 
-def purge_full_text(conn: Any) -> None:
+def purge_full_text(conn: Connection) -> None:
     """Make full-text deletes remove a row's words from the index itself, not only mark them
     deleted until a later merge (FTS5 'secure-delete', SQLite 3.42+). Kept by the index."""
     conn.execute("INSERT INTO search_index(search_index, rank) VALUES ('secure-delete', 1)")

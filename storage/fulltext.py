@@ -17,9 +17,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 
 # Snippet markers: control characters that never occur in text, turned into spans by app.
 HIGHLIGHT_START = "\x02"
@@ -94,7 +93,7 @@ class DocumentCounts:
         self._counts: OrderedDict[tuple[str, bool], tuple[int, int]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, conn: Any, term: str, prefix: bool, vault_size: int) -> int:
+    def get(self, conn: Connection, term: str, prefix: bool, vault_size: int) -> int:
         key = (term, prefix)
         with self._lock:
             cached = self._counts.get(key)
@@ -119,7 +118,7 @@ class DocumentCounts:
         return count
 
 
-def plan(conn: Any, query: str, counts: DocumentCounts | None = None) -> TextQuery | None:
+def plan(conn: Connection, query: str, counts: DocumentCounts | None = None) -> TextQuery | None:
     """The words worth matching, rarest first, within the postings budget."""
     terms = _terms(query, prefix_last=not query[-1:].isspace())
     if not terms:
@@ -141,14 +140,14 @@ def plan(conn: Any, query: str, counts: DocumentCounts | None = None) -> TextQue
     return TextQuery(" OR ".join(chosen), ranked=total <= POSTINGS_BUDGET)
 
 
-def index(conn: Any, seq: int, text: str) -> None:
+def index(conn: Connection, seq: int, text: str) -> None:
     """Put (or replace) the searchable text of node ``seq``."""
     conn.execute("DELETE FROM search_index WHERE rowid = ?", (seq,))
     conn.execute("INSERT INTO search_index(rowid, text) VALUES (?, ?)", (seq, text))
 
 
 def search(
-    conn: Any,
+    conn: Connection,
     query: TextQuery | str,
     scopes: Sequence[str],
     statuses: Sequence[str],
@@ -159,7 +158,7 @@ def search(
 
 
 def search_scored(
-    conn: Any,
+    conn: Connection,
     query: TextQuery | str,
     scopes: Sequence[str],
     statuses: Sequence[str],
@@ -199,7 +198,7 @@ def search_scored(
         depth *= 8
 
 
-def snippets(conn: Any, expression: str, seqs: Sequence[int]) -> dict[int, str]:
+def snippets(conn: Connection, expression: str, seqs: Sequence[int]) -> dict[int, str]:
     """Best matching fragment of each node's text, matches wrapped in the highlight markers."""
     if not seqs:
         return {}
@@ -215,10 +214,10 @@ def snippets(conn: Any, expression: str, seqs: Sequence[int]) -> dict[int, str]:
     return {row[0]: row[1] for row in rows}
 
 
-def indexed_text(conn: Any, seq: int) -> str | None:
+def indexed_text(conn: Connection, seq: int) -> str | None:
     row = conn.execute("SELECT text FROM search_index WHERE rowid = ?", (seq,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def indexed_count(conn: Any) -> int:
+def indexed_count(conn: Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM search_index").fetchone()[0])

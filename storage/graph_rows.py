@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
@@ -19,7 +19,7 @@ HEAD_COLUMNS = (
 EDGE_COLUMNS = "seq, src, dst, type, layer, rationale, created_at, valid_from, valid_to"
 
 
-def insert_node(conn: Any, row: dict[str, Any]) -> int:
+def insert_node(conn: Connection, row: dict[str, Any]) -> int:
     """Insert one node (keys are column names); returns its seq."""
     columns = ", ".join(row)
     cursor = conn.execute(
@@ -28,18 +28,18 @@ def insert_node(conn: Any, row: dict[str, Any]) -> int:
     return int(cursor.lastrowid)
 
 
-def update_node(conn: Any, node_id: str, changes: dict[str, Any]) -> None:
+def update_node(conn: Connection, node_id: str, changes: dict[str, Any]) -> None:
     assignments = ", ".join(f"{column} = ?" for column in changes)
     conn.execute(f"UPDATE nodes SET {assignments} WHERE id = ?", (*changes.values(), node_id))
 
 
-def delete_node(conn: Any, node_id: str) -> None:
+def delete_node(conn: Connection, node_id: str) -> None:
     """Remove a node; its edges, vector and names go with it (foreign keys cascade), its
     full-text entry by trigger."""
     conn.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
 
 
-def newest_edge_source(conn: Any, node_id: str, edge_type: str) -> str | None:
+def newest_edge_source(conn: Connection, node_id: str, edge_type: str) -> str | None:
     """The source of the newest ``edge_type`` edge pointing at ``node_id``."""
     row = conn.execute(
         "SELECT src FROM edges WHERE dst = ? AND type = ? ORDER BY seq DESC LIMIT 1",
@@ -48,12 +48,12 @@ def newest_edge_source(conn: Any, node_id: str, edge_type: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def type_of(conn: Any, node_id: str) -> str | None:
+def type_of(conn: Connection, node_id: str) -> str | None:
     row = conn.execute("SELECT type FROM nodes WHERE id = ?", (node_id,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def edges_of(conn: Any, node_id: str, edge_type: str | None = None) -> list[dict[str, Any]]:
+def edges_of(conn: Connection, node_id: str, edge_type: str | None = None) -> list[dict[str, Any]]:
     """Every edge with ``node_id`` at either end (no scope filter: for moves inside a write)."""
     type_filter = "AND type = ?" if edge_type else ""
     params = (node_id, *([edge_type] if edge_type else []))
@@ -67,21 +67,27 @@ def edges_of(conn: Any, node_id: str, edge_type: str | None = None) -> list[dict
     ]
 
 
-def nodes_by_ids(conn: Any, ids: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
+def nodes_by_ids(
+    conn: Connection, ids: Sequence[str], scopes: Sequence[str]
+) -> list[dict[str, Any]]:
     return _nodes_where(conn, "id", ids, scopes)
 
 
-def nodes_by_seqs(conn: Any, seqs: Sequence[int], scopes: Sequence[str]) -> list[dict[str, Any]]:
+def nodes_by_seqs(
+    conn: Connection, seqs: Sequence[int], scopes: Sequence[str]
+) -> list[dict[str, Any]]:
     return _nodes_where(conn, "seq", seqs, scopes)
 
 
-def heads_by_seqs(conn: Any, seqs: Sequence[int], scopes: Sequence[str]) -> list[dict[str, Any]]:
+def heads_by_seqs(
+    conn: Connection, seqs: Sequence[int], scopes: Sequence[str]
+) -> list[dict[str, Any]]:
     """Nodes without their text (body, attributes, locator): what ranking needs of the many
     candidates a search weighs, at a fraction of the reading."""
     return _nodes_where(conn, "seq", seqs, scopes, HEAD_COLUMNS)
 
 
-def bodies(conn: Any, seqs: Sequence[int]) -> dict[int, str]:
+def bodies(conn: Connection, seqs: Sequence[int]) -> dict[int, str]:
     if not seqs:
         return {}
     return dict(
@@ -92,7 +98,7 @@ def bodies(conn: Any, seqs: Sequence[int]) -> dict[int, str]:
 
 
 def _nodes_where(
-    conn: Any,
+    conn: Connection,
     column: str,
     keys: Sequence[Any],
     scopes: Sequence[str],
@@ -111,7 +117,7 @@ def _nodes_where(
     ]
 
 
-def insert_edge(conn: Any, row: dict[str, Any]) -> tuple[int, bool]:
+def insert_edge(conn: Connection, row: dict[str, Any]) -> tuple[int, bool]:
     """Insert an edge unless the same (src, dst, type) exists; returns (seq, created)."""
     columns = ", ".join(row)
     cursor = conn.execute(
@@ -129,7 +135,7 @@ def insert_edge(conn: Any, row: dict[str, Any]) -> tuple[int, bool]:
 
 
 def edges_touching(
-    conn: Any,
+    conn: Connection,
     ids: Sequence[str],
     scopes: Sequence[str],
     *,
@@ -163,12 +169,12 @@ def edges_touching(
     return [dict(row) for row in conn.execute(sql, params)]
 
 
-def status_of(conn: Any, node_id: str) -> str | None:
+def status_of(conn: Connection, node_id: str) -> str | None:
     row = conn.execute("SELECT status FROM nodes WHERE id = ?", (node_id,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def degree(conn: Any, node_id: str) -> int:
+def degree(conn: Connection, node_id: str) -> int:
     row = conn.execute(
         "SELECT (SELECT count(*) FROM edges WHERE src = ?) + (SELECT count(*) FROM edges "
         "WHERE dst = ?)",
@@ -177,7 +183,7 @@ def degree(conn: Any, node_id: str) -> int:
     return int(row[0])
 
 
-def counts_by(conn: Any, column: str, scopes: Iterable[str]) -> dict[str, int]:
+def counts_by(conn: Connection, column: str, scopes: Iterable[str]) -> dict[str, int]:
     """Node counts grouped by ``type``, ``status`` or ``scope``."""
     if column not in {"type", "status", "scope"}:
         raise ValueError(column)
@@ -194,7 +200,7 @@ def counts_by(conn: Any, column: str, scopes: Iterable[str]) -> dict[str, int]:
     }
 
 
-def edge_count(conn: Any, scopes: Sequence[str]) -> int:
+def edge_count(conn: Connection, scopes: Sequence[str]) -> int:
     if not scopes:
         return 0
     marks = placeholders(scopes)
@@ -206,7 +212,7 @@ def edge_count(conn: Any, scopes: Sequence[str]) -> int:
     return int(row[0])
 
 
-def node_count(conn: Any) -> int:
+def node_count(conn: Connection) -> int:
     """Every memory in every scope; not the engine's sentinel, which is not indexed."""
     row = conn.execute("SELECT count(*) FROM nodes WHERE scope <> ?", (ENGINE_SCOPE,)).fetchone()
     return int(row[0])
@@ -216,7 +222,7 @@ def node_count(conn: Any) -> int:
 
 
 def due_before(
-    conn: Any, node_type: str, attr: str, until: str, scopes: Sequence[str], limit: int
+    conn: Connection, node_type: str, attr: str, until: str, scopes: Sequence[str], limit: int
 ) -> list[dict[str, Any]]:
     """Active nodes of ``node_type`` whose date attribute ``attr`` is on or before ``until``
     and that are not marked done (a ``done`` flag, or a done/dropped status), soonest first."""
@@ -236,7 +242,7 @@ def due_before(
 
 
 def recent(
-    conn: Any, types: Sequence[str], scopes: Sequence[str], limit: int
+    conn: Connection, types: Sequence[str], scopes: Sequence[str], limit: int
 ) -> list[dict[str, Any]]:
     """The newest active nodes of ``types``."""
     if not types or not scopes:
@@ -253,7 +259,7 @@ def recent(
 
 
 def newest(
-    conn: Any,
+    conn: Connection,
     scopes: Sequence[str],
     statuses: Sequence[str],
     types: Sequence[str] | None,
@@ -277,7 +283,7 @@ def newest(
 
 
 def stubs_by_degree(
-    conn: Any, scopes: Sequence[str], min_degree: int, limit: int
+    conn: Connection, scopes: Sequence[str], min_degree: int, limit: int
 ) -> list[dict[str, Any]]:
     """Stubs with at least ``min_degree`` edges, most linked first."""
     return [
@@ -297,7 +303,7 @@ def stubs_by_degree(
 
 
 def neighbours_by_layer(
-    conn: Any,
+    conn: Connection,
     node_ids: Sequence[str],
     layer: str,
     scopes: Sequence[str],
@@ -332,7 +338,9 @@ def neighbours_by_layer(
     return found
 
 
-def pairs_joined(conn: Any, ids: Sequence[str], edge_types: Sequence[str]) -> set[frozenset[str]]:
+def pairs_joined(
+    conn: Connection, ids: Sequence[str], edge_types: Sequence[str]
+) -> set[frozenset[str]]:
     """Pairs among ``ids`` joined by an edge of one of ``edge_types``."""
     if len(ids) < 2:
         return set()
@@ -347,7 +355,7 @@ def pairs_joined(conn: Any, ids: Sequence[str], edge_types: Sequence[str]) -> se
     }
 
 
-def part_ordinals(conn: Any, document_id: str) -> set[int]:
+def part_ordinals(conn: Connection, document_id: str) -> set[int]:
     """The ordinals of the passages already ``part_of`` a document: a long document is written
     in parts, and a run that was stopped between them goes on from the first one missing."""
     return {
@@ -362,7 +370,7 @@ def part_ordinals(conn: Any, document_id: str) -> set[int]:
     }
 
 
-def active_documents_from(conn: Any, source: str) -> list[str]:
+def active_documents_from(conn: Connection, source: str) -> list[str]:
     """Ids of the active Documents read from ``source``, oldest first."""
     return [
         node_id
@@ -374,7 +382,9 @@ def active_documents_from(conn: Any, source: str) -> list[str]:
     ]
 
 
-def written_around(conn: Any, seqs: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
+def written_around(
+    conn: Connection, seqs: Sequence[int]
+) -> dict[int, tuple[int | None, int | None]]:
     """For each of ``seqs``: the seqs of the nodes of its type written just before and just
     after it (any scope or status: the caller decides what counts as its context)."""
     if not seqs:

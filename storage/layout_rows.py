@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 
 # Each distinct filter combination of the overview keeps its own layout; beyond this many the
 # least recently laid out are dropped, so trying filters cannot grow the vault without bound.
@@ -74,7 +74,7 @@ def _node_where(view: ViewFilter) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def counts_by_type(conn: Any, view: ViewFilter) -> dict[str, int]:
+def counts_by_type(conn: Connection, view: ViewFilter) -> dict[str, int]:
     """How many nodes ``view`` would show, per type: what a too-large overview reports."""
     if not view.scopes or not view.statuses:
         return {}
@@ -89,7 +89,7 @@ def counts_by_type(conn: Any, view: ViewFilter) -> dict[str, int]:
     }
 
 
-def nodes(conn: Any, view: ViewFilter) -> tuple[list[str], list[str], list[str]]:
+def nodes(conn: Connection, view: ViewFilter) -> tuple[list[str], list[str], list[str]]:
     """The ids, types and titles of every node ``view`` shows, oldest first. Columns, not
     rows: tens of thousands of row tuples kept alive would wake the garbage collector's full
     pass, which stops every thread (the window's too) for a tenth of a second."""
@@ -108,7 +108,7 @@ def nodes(conn: Any, view: ViewFilter) -> tuple[list[str], list[str], list[str]]
     return ids, types, titles
 
 
-def edges(conn: Any, view: ViewFilter) -> tuple[list[str], list[str], list[str]]:
+def edges(conn: Connection, view: ViewFilter) -> tuple[list[str], list[str], list[str]]:
     """The sources, targets and layers of every edge ``view`` shows (a shown layer, both ends
     shown), as columns like ``nodes``."""
     sources: list[str] = []
@@ -134,7 +134,7 @@ def edges(conn: Any, view: ViewFilter) -> tuple[list[str], list[str], list[str]]
 # -- cached positions ---------------------------------------------------------------------------
 
 
-def saved_signature(conn: Any, key: str) -> tuple[str, int] | None:
+def saved_signature(conn: Connection, key: str) -> tuple[str, int] | None:
     """(signature, algorithm version) of the layout saved under ``key``, if any."""
     row = conn.execute(
         "SELECT signature, algorithm FROM graph_layouts WHERE key = ?", (key,)
@@ -143,7 +143,7 @@ def saved_signature(conn: Any, key: str) -> tuple[str, int] | None:
 
 
 def positions(
-    conn: Any, key: str
+    conn: Connection, key: str
 ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.int64] | None]:
     """The node ids of the layout saved under ``key``, their (x, y) as an (n, 2) array, and
     their community numbers (None unless every node has one)."""
@@ -164,7 +164,7 @@ def positions(
 
 
 def save(
-    conn: Any,
+    conn: Connection,
     key: str,
     *,
     root_id: str | None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 
 # How many candidates a lookup passes on to be compared in full: a name one slip away from
 # more entities than this is too common to tell apart by spelling anyway.
@@ -21,7 +21,11 @@ MAX_CANDIDATES = 24
 
 
 def replace(
-    conn: Any, seq: int, scope: str, names: Iterable[tuple[str, str]], variants: Iterable[str]
+    conn: Connection,
+    seq: int,
+    scope: str,
+    names: Iterable[tuple[str, str]],
+    variants: Iterable[str],
 ) -> None:
     """Set node ``seq``'s names (norm, kind) and variant keys, replacing any it had."""
     conn.execute("DELETE FROM entity_names WHERE node_seq = ?", (seq,))
@@ -36,7 +40,7 @@ def replace(
     )
 
 
-def exact(conn: Any, norms: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
+def exact(conn: Connection, norms: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
     """Entities in ``scopes`` carrying one of ``norms``: rows of node fields plus norm, kind."""
     if not norms or not scopes:
         return []
@@ -44,7 +48,7 @@ def exact(conn: Any, norms: Sequence[str], scopes: Sequence[str]) -> list[dict[s
 
 
 def _named(
-    conn: Any, column: str, keys: Sequence[Any], scopes: Sequence[str]
+    conn: Connection, column: str, keys: Sequence[Any], scopes: Sequence[str]
 ) -> list[dict[str, Any]]:
     """Name rows with their node's fields, where ``column`` is one of ``keys``."""
     return [
@@ -59,7 +63,7 @@ def _named(
     ]
 
 
-def sharing_variants(conn: Any, keys: Sequence[str], scopes: Sequence[str]) -> list[int]:
+def sharing_variants(conn: Connection, keys: Sequence[str], scopes: Sequence[str]) -> list[int]:
     """Seqs of entities in ``scopes`` with a variant key among ``keys``, sharing the most keys
     first, newer first among equals (a total order)."""
     if not keys or not scopes:
@@ -76,7 +80,7 @@ def sharing_variants(conn: Any, keys: Sequence[str], scopes: Sequence[str]) -> l
 
 
 def names_of(
-    conn: Any, seqs: Sequence[int], scopes: Sequence[str]
+    conn: Connection, seqs: Sequence[int], scopes: Sequence[str]
 ) -> dict[int, list[dict[str, Any]]]:
     """Each entity's names with its node fields, for the visible ones among ``seqs``."""
     if not seqs or not scopes:
@@ -87,7 +91,7 @@ def names_of(
     return found
 
 
-def mentionable(conn: Any, scopes: Sequence[str]) -> list[tuple[str, str, str]]:
+def mentionable(conn: Connection, scopes: Sequence[str]) -> list[tuple[str, str, str]]:
     """(norm, node id, type) of every title and alias of a live entity in ``scopes``: what the
     ingest pipeline looks for in passages. One pass over the name index."""
     if not scopes:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 # -- settings ---------------------------------------------------------------------------------
 
 
-def get_setting(conn: Any, key: str, default: Any = None) -> Any:
+def get_setting(conn: Connection, key: str, default: Any = None) -> Any:
     row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
     return default if row is None else json.loads(row[0])
 
 
-def settings_with_prefix(conn: Any, prefix: str) -> dict[str, Any]:
+def settings_with_prefix(conn: Connection, prefix: str) -> dict[str, Any]:
     """Every setting whose key starts with ``prefix``, keyed without it: one query."""
     return {
         row[0][len(prefix) :]: json.loads(row[1])
@@ -27,7 +27,7 @@ def settings_with_prefix(conn: Any, prefix: str) -> dict[str, Any]:
     }
 
 
-def set_setting(conn: Any, key: str, value: Any) -> None:
+def set_setting(conn: Connection, key: str, value: Any) -> None:
     conn.execute(
         "INSERT INTO settings(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -38,7 +38,7 @@ def set_setting(conn: Any, key: str, value: Any) -> None:
 # -- scopes -----------------------------------------------------------------------------------
 
 
-def add_scope(conn: Any, name: str, created_at: str) -> bool:
+def add_scope(conn: Connection, name: str, created_at: str) -> bool:
     """True if the scope is new."""
     cursor = conn.execute(
         "INSERT INTO scopes(name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",
@@ -47,7 +47,7 @@ def add_scope(conn: Any, name: str, created_at: str) -> bool:
     return bool(cursor.rowcount)
 
 
-def scope_names(conn: Any) -> list[str]:
+def scope_names(conn: Connection) -> list[str]:
     """The scopes a person may name: never the engine's own (see ``sentinel``)."""
     return [
         row[0]
@@ -60,13 +60,13 @@ def scope_names(conn: Any) -> list[str]:
 # -- receipts ---------------------------------------------------------------------------------
 
 
-def last_receipt_hash(conn: Any) -> str | None:
+def last_receipt_hash(conn: Connection) -> str | None:
     row = conn.execute("SELECT hash FROM receipts ORDER BY seq DESC LIMIT 1").fetchone()
     return None if row is None else str(row[0])
 
 
 def append_receipt(
-    conn: Any, *, at: str, kind: str, counts_json: str, prev_hash: str, hash_: str
+    conn: Connection, *, at: str, kind: str, counts_json: str, prev_hash: str, hash_: str
 ) -> None:
     conn.execute(
         "INSERT INTO receipts(at, kind, counts, prev_hash, hash) VALUES (?, ?, ?, ?, ?)",
@@ -74,11 +74,11 @@ def append_receipt(
     )
 
 
-def receipt_count(conn: Any) -> int:
+def receipt_count(conn: Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM receipts").fetchone()[0])
 
 
-def receipts(conn: Any) -> list[dict[str, Any]]:
+def receipts(conn: Connection) -> list[dict[str, Any]]:
     return [
         dict(row)
         for row in conn.execute(
@@ -90,14 +90,16 @@ def receipts(conn: Any) -> list[dict[str, Any]]:
 # -- inbox ------------------------------------------------------------------------------------
 
 
-def add_inbox_item(conn: Any, *, id_: str, text: str, scope: str, captured_at: str) -> None:
+def add_inbox_item(conn: Connection, *, id_: str, text: str, scope: str, captured_at: str) -> None:
     conn.execute(
         "INSERT INTO inbox(id, text, scope, captured_at) VALUES (?, ?, ?, ?)",
         (id_, text, scope, captured_at),
     )
 
 
-def inbox_items(conn: Any, scopes: list[str], states: tuple[str, ...]) -> list[dict[str, Any]]:
+def inbox_items(
+    conn: Connection, scopes: list[str], states: tuple[str, ...]
+) -> list[dict[str, Any]]:
     scope_marks = placeholders(scopes)
     state_marks = placeholders(states)
     return [
@@ -111,7 +113,7 @@ def inbox_items(conn: Any, scopes: list[str], states: tuple[str, ...]) -> list[d
     ]
 
 
-def inbox_item(conn: Any, id_: str, scopes: list[str]) -> dict[str, Any] | None:
+def inbox_item(conn: Connection, id_: str, scopes: list[str]) -> dict[str, Any] | None:
     marks = placeholders(scopes)
     row = conn.execute(
         f"SELECT id, text, scope, captured_at, state, node_id, decided_at FROM inbox "
@@ -122,7 +124,7 @@ def inbox_item(conn: Any, id_: str, scopes: list[str]) -> dict[str, Any] | None:
 
 
 def decide_inbox_item(
-    conn: Any, id_: str, *, state: str, node_id: str | None, decided_at: str
+    conn: Connection, id_: str, *, state: str, node_id: str | None, decided_at: str
 ) -> None:
     conn.execute(
         "UPDATE inbox SET state = ?, node_id = ?, decided_at = ? WHERE id = ?",

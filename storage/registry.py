@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from cairn.storage.connection import Connection
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class EdgeRuleRow:
 
 
 def install(
-    conn: Any,
+    conn: Connection,
     node_types: Iterable[NodeTypeRow],
     attrs: Iterable[AttrRow],
     edge_types: Iterable[EdgeTypeRow],
@@ -75,7 +76,7 @@ def install(
 
 
 def read(
-    conn: Any,
+    conn: Connection,
 ) -> tuple[list[NodeTypeRow], list[AttrRow], list[EdgeTypeRow], list[EdgeRuleRow]]:
     node_types = [
         NodeTypeRow(r["name"], r["family"], r["description"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 KEEPING_COLUMNS = (
@@ -17,7 +17,14 @@ KEEPING_COLUMNS = (
 
 
 def log(
-    conn: Any, *, at: str, node_id: str, action: str, label: str | None, actor: str, reason: str
+    conn: Connection,
+    *,
+    at: str,
+    node_id: str,
+    action: str,
+    label: str | None,
+    actor: str,
+    reason: str,
 ) -> None:
     conn.execute(
         "INSERT INTO retention_log(at, node_id, action, label, actor, reason) "
@@ -27,7 +34,7 @@ def log(
 
 
 def set_keeping(
-    conn: Any, node_id: str, *, label: str, importance: float, stability: float
+    conn: Connection, node_id: str, *, label: str, importance: float, stability: float
 ) -> None:
     conn.execute(
         "UPDATE nodes SET retention_label = ?, importance = ?, stability = ? WHERE id = ?",
@@ -36,7 +43,7 @@ def set_keeping(
 
 
 def record_access(
-    conn: Any, node_id: str, *, at: str, stability: float, added_count: int = 1
+    conn: Connection, node_id: str, *, at: str, stability: float, added_count: int = 1
 ) -> None:
     conn.execute(
         "UPDATE nodes SET last_access = ?, access_count = access_count + ?, stability = ? "
@@ -45,7 +52,7 @@ def record_access(
     )
 
 
-def keeping(conn: Any, ids: Sequence[str], scopes: Sequence[str] | None = None) -> list[Any]:
+def keeping(conn: Connection, ids: Sequence[str], scopes: Sequence[str] | None = None) -> list[Any]:
     """The keeping state of ``ids`` (in ``scopes`` when given)."""
     if not ids:
         return []
@@ -59,7 +66,7 @@ def keeping(conn: Any, ids: Sequence[str], scopes: Sequence[str] | None = None) 
     )
 
 
-def unlabelled(conn: Any, limit: int) -> list[Any]:
+def unlabelled(conn: Connection, limit: int) -> list[Any]:
     """Memories stored before the supervisor existed (or by an older program), oldest first."""
     return list(
         conn.execute(
@@ -70,7 +77,9 @@ def unlabelled(conn: Any, limit: int) -> list[Any]:
     )
 
 
-def active_with_label(conn: Any, label: str, scopes: Sequence[str] | None = None) -> list[Any]:
+def active_with_label(
+    conn: Connection, label: str, scopes: Sequence[str] | None = None
+) -> list[Any]:
     scope_filter = f"AND scope IN ({placeholders(scopes)})" if scopes is not None else ""
     return list(
         conn.execute(
@@ -81,7 +90,7 @@ def active_with_label(conn: Any, label: str, scopes: Sequence[str] | None = None
     )
 
 
-def last_actions(conn: Any, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+def last_actions(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
     """Each id's newest logged action with its time: (action, at)."""
     if not ids:
         return {}
@@ -95,7 +104,7 @@ def last_actions(conn: Any, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
 
 
 def entries(
-    conn: Any, scopes: Sequence[str], *, node_id: str | None = None, limit: int = 100
+    conn: Connection, scopes: Sequence[str], *, node_id: str | None = None, limit: int = 100
 ) -> list[dict[str, Any]]:
     """The newest decisions first, about memories in ``scopes`` (one memory's if named)."""
     node_filter = "AND l.node_id = ?" if node_id else ""

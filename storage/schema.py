@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cairn.storage.connection import Connection
 from cairn.storage.errors import SchemaTooNew
 
 # A node's attributes must be a JSON object whose keys the node's type declares, each of the
@@ -471,11 +472,11 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def schema_version(conn: Any) -> int:
+def schema_version(conn: Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def check_not_newer(conn: Any, path: Any) -> int:
+def check_not_newer(conn: Connection, path: Any) -> int:
     """The file's schema version; refuses a file written by a newer program."""
     found = schema_version(conn)
     if found > SCHEMA_VERSION:
@@ -483,7 +484,7 @@ def check_not_newer(conn: Any, path: Any) -> int:
     return found
 
 
-def migrate(conn: Any, path: Any) -> int:
+def migrate(conn: Connection, path: Any) -> int:
     """Apply every migration the file lacks, each atomically with its version stamp."""
     current = check_not_newer(conn, path)
     for version in range(current, SCHEMA_VERSION):

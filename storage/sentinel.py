@@ -15,7 +15,7 @@ were not there. Schema triggers (migration 6) refuse to change or delete it.
 
 from __future__ import annotations
 
-from typing import Any
+from cairn.storage.connection import Connection
 
 # Fixed, well known: the all-zero ULID (time 0), which no generated id can be. Migration 6 in
 # schema.py spells it out too (a shipped migration never changes; a test pins that they agree).
@@ -25,7 +25,7 @@ SENTINEL_STATUS = "archived"
 SENTINEL_TITLE = "Cairn vault sentinel"
 
 
-def present(conn: Any) -> bool:
+def present(conn: Connection) -> bool:
     """Whether the sentinel is there as created: archived, in the engine's scope."""
     row = conn.execute(
         "SELECT 1 FROM nodes WHERE id = ? AND status = ? AND scope = ?",
@@ -34,7 +34,7 @@ def present(conn: Any) -> bool:
     return row is not None
 
 
-def add(conn: Any, type_name: str, attrs_json: str, at: str) -> None:
+def add(conn: Connection, type_name: str, attrs_json: str, at: str) -> None:
     """Insert the sentinel (and its scope) if missing, inside the caller's transaction."""
     conn.execute(
         "INSERT INTO scopes(name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 
 COLUMNS = (
     "path",
@@ -34,14 +34,14 @@ def _row(values: Sequence[Any]) -> dict[str, Any]:
     return row
 
 
-def get(conn: Any, path: str) -> dict[str, Any] | None:
+def get(conn: Connection, path: str) -> dict[str, Any] | None:
     found = conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM sources WHERE path = ?", (path,)
     ).fetchone()
     return None if found is None else _row(found)
 
 
-def by_paths(conn: Any, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
+def by_paths(conn: Connection, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(paths), 500):
         chunk = paths[start : start + 500]
@@ -54,7 +54,7 @@ def by_paths(conn: Any, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def ingested_with_hash(conn: Any, sha256: str, scope: str) -> dict[str, Any] | None:
+def ingested_with_hash(conn: Connection, sha256: str, scope: str) -> dict[str, Any] | None:
     """A file ``scope`` already keeps with these exact bytes (a copy, or a file that moved)."""
     found = conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM sources "
@@ -65,7 +65,7 @@ def ingested_with_hash(conn: Any, sha256: str, scope: str) -> dict[str, Any] | N
     return None if found is None else _row(found)
 
 
-def put(conn: Any, row: dict[str, Any]) -> None:
+def put(conn: Connection, row: dict[str, Any]) -> None:
     """Insert or replace a source row; ``first_seen`` of an existing row is kept."""
     values = {**row, "warnings": json.dumps(list(row.get("warnings", [])))}
     columns = [c for c in COLUMNS if c in values]
@@ -78,7 +78,7 @@ def put(conn: Any, row: dict[str, Any]) -> None:
 
 
 def listed(
-    conn: Any,
+    conn: Connection,
     states: Iterable[str] | None = None,
     under: str | None = None,
     scope: str | None = None,
@@ -107,14 +107,14 @@ def listed(
     return [_row(values) for values in cursor]
 
 
-def remove(conn: Any, paths: Sequence[str]) -> None:
+def remove(conn: Connection, paths: Sequence[str]) -> None:
     """Drop rows that no longer say anything (a folder that could not be listed and now can)."""
     for start in range(0, len(paths), 500):
         chunk = list(paths[start : start + 500])
         conn.execute(f"DELETE FROM sources WHERE path IN ({placeholders(chunk)})", chunk)
 
 
-def mark_missing(conn: Any, paths: Sequence[str], at: str) -> None:
+def mark_missing(conn: Connection, paths: Sequence[str], at: str) -> None:
     for start in range(0, len(paths), 500):
         chunk = list(paths[start : start + 500])
         conn.execute(
@@ -124,5 +124,5 @@ def mark_missing(conn: Any, paths: Sequence[str], at: str) -> None:
         )
 
 
-def counts(conn: Any) -> dict[str, int]:
+def counts(conn: Connection) -> dict[str, int]:
     return dict(conn.execute("SELECT state, count(*) FROM sources GROUP BY state").fetchall())

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cairn.storage.connection import Connection
+
 _COLUMNS = "id, name, secret_sha256, created_at, scopes, revoked_at"
 
 
 def insert(
-    conn: Any, *, token_id: str, name: str, secret_sha256: str, created_at: str, scopes: str
+    conn: Connection, *, token_id: str, name: str, secret_sha256: str, created_at: str, scopes: str
 ) -> None:
     conn.execute(
         "INSERT INTO api_tokens(id, name, secret_sha256, created_at, scopes) "
@@ -18,7 +20,7 @@ def insert(
     )
 
 
-def all_rows(conn: Any) -> list[dict[str, Any]]:
+def all_rows(conn: Connection) -> list[dict[str, Any]]:
     """Every token, revoked ones included, oldest first."""
     rows: Sequence[Any] = conn.execute(
         f"SELECT {_COLUMNS} FROM api_tokens ORDER BY created_at, id"
@@ -26,7 +28,7 @@ def all_rows(conn: Any) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
-def live_rows(conn: Any) -> list[dict[str, Any]]:
+def live_rows(conn: Connection) -> list[dict[str, Any]]:
     """The tokens not revoked."""
     rows: Sequence[Any] = conn.execute(
         f"SELECT {_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL ORDER BY created_at, id"
@@ -34,7 +36,7 @@ def live_rows(conn: Any) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
-def revoke(conn: Any, token_id: str, at: str) -> str | None:
+def revoke(conn: Connection, token_id: str, at: str) -> str | None:
     """Mark a token revoked (once); its revocation time, or None if there is no such token."""
     conn.execute(
         "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (at, token_id)

@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from cairn.storage import connection
+from cairn.storage.connection import Connection
 from cairn.storage.errors import (
     NotAVault,
     VaultBusy,
@@ -32,12 +32,12 @@ from cairn.storage.schema import check_not_newer, migrate
 class Vault:
     """An open vault. Use ``Vault.create`` or ``Vault.open``; close it when done."""
 
-    def __init__(self, path: Path, key: VaultKey, writer: Any) -> None:
+    def __init__(self, path: Path, key: VaultKey, writer: Connection) -> None:
         self.path = path
         self._key = key
         self._writer = writer
         self._write_lock = threading.RLock()
-        self._readers: dict[int, Any] = {}
+        self._readers: dict[int, Connection] = {}
         self._readers_lock = threading.Lock()
         self._after_commit: list[Callable[[], None]] = []
         self._closed = False
@@ -152,7 +152,7 @@ class Vault:
     # -- connections --------------------------------------------------------------------------
 
     @contextmanager
-    def write(self, *, patient: bool = True) -> Iterator[Any]:
+    def write(self, *, patient: bool = True) -> Iterator[Connection]:
         """The writer connection inside one transaction (a savepoint when nested).
 
         ``patient=False`` raises ``VaultBusy`` at once instead of waiting for another writer:
@@ -166,7 +166,7 @@ class Vault:
             self._write_lock.release()
 
     @contextmanager
-    def _write_transaction(self, patient: bool) -> Iterator[Any]:
+    def _write_transaction(self, patient: bool) -> Iterator[Connection]:
         self._require_open()
         outermost = not self._writer.in_transaction
         impatient = outermost and not patient
@@ -200,12 +200,12 @@ class Vault:
         self._after_commit.append(callback)
 
     @contextmanager
-    def read(self) -> Iterator[Any]:
+    def read(self) -> Iterator[Connection]:
         """This thread's read-only connection; sees what has been committed."""
         with self._shared(), connection.translated(self.path):
             yield self._reader()
 
-    def new_read_only_connection(self, *, for_scan: bool = False) -> Any:
+    def new_read_only_connection(self, *, for_scan: bool = False) -> Connection:
         """A separate read-only connection the caller owns and closes (the graph server's);
         ``for_scan`` sizes its cache for reading a table once, end to end."""
         cache = connection.SCAN_CACHE_KIB if for_scan else connection.READER_CACHE_KIB
@@ -246,7 +246,7 @@ class Vault:
                 self._exclusive = False
                 self._gate.notify_all()
 
-    def _reader(self) -> Any:
+    def _reader(self) -> Connection:
         # Registers a thread Python did not start (a Qt pool thread) so that it is listed as
         # alive below; unlisted, its connection would be closed under it by another thread.
         threading.current_thread()

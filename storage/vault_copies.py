@@ -33,6 +33,7 @@ from typing import Any
 import sqlcipher3
 
 from cairn.storage import connection, records, sentinel
+from cairn.storage.connection import Connection
 from cairn.storage.errors import (
     CopyFailed,
     NotAVault,
@@ -76,7 +77,7 @@ def key_of(vault: Vault) -> VaultKey:
 
 
 @contextmanager
-def open_copy(path: Path, key: VaultKey) -> Iterator[Any]:
+def open_copy(path: Path, key: VaultKey) -> Iterator[Connection]:
     """A read-only connection to a copy that changes nothing in it: unlike the vault's own
     connections it does not switch the file to WAL. Driver errors become vault errors."""
     path = Path(path)
@@ -91,7 +92,7 @@ def open_copy(path: Path, key: VaultKey) -> Iterator[Any]:
         conn.close()
 
 
-def integrity_problems(conn: Any) -> list[str]:
+def integrity_problems(conn: Connection) -> list[str]:
     """SQLCipher's page HMAC check plus SQLite's integrity check; empty when sound. A file too
     damaged for the check to finish gives the driver's reason instead."""
     problems: list[str] = []
@@ -103,7 +104,7 @@ def integrity_problems(conn: Any) -> list[str]:
     return problems
 
 
-def contents(conn: Any, path: Path) -> tuple[bool, list[dict[str, Any]]]:
+def contents(conn: Connection, path: Path) -> tuple[bool, list[dict[str, Any]]]:
     """What a check reads in a copy: whether the sentinel is there, and the receipts. A file
     too damaged to read them raises ``VaultCorrupt``."""
     with connection.translated(path):
@@ -276,7 +277,7 @@ def _unlink_counted(path: Path) -> list[tuple[Path, int]]:
     return [(path, size)]
 
 
-def _connect(path: Path, key: VaultKey, *, create: bool) -> Any:
+def _connect(path: Path, key: VaultKey, *, create: bool) -> Connection:
     # Not ``connection.connect``: that switches the file to WAL, which writes to it (a check
     # must not) and leaves -wal and -shm files beside it (a backup is one file).
     with connection.translated(path):
@@ -294,7 +295,8 @@ def _connect(path: Path, key: VaultKey, *, create: bool) -> Any:
         conn.close()
         raise
     conn.row_factory = sqlcipher3.Row
-    return conn
+    opened: Connection = conn
+    return opened
 
 
 def _copy(source: Any, source_path: Path, stage: Staged, key: VaultKey) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from cairn.storage.connection import placeholders
+from cairn.storage.connection import Connection, placeholders
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 FloatMatrix = npt.NDArray[np.float32]
@@ -39,7 +39,7 @@ LOAD_ROWS_PER_QUERY = 50_000
 # -- rows -------------------------------------------------------------------------------------
 
 
-def ensure_space(conn: Any, name: str, dim: int, state: str, created_at: str) -> str:
+def ensure_space(conn: Connection, name: str, dim: int, state: str, created_at: str) -> str:
     """Create the space if needed; returns its state."""
     conn.execute(
         "INSERT INTO embedding_spaces(name, dim, state, created_at) VALUES (?, ?, ?, ?) "
@@ -51,21 +51,21 @@ def ensure_space(conn: Any, name: str, dim: int, state: str, created_at: str) ->
     )
 
 
-def space_state(conn: Any, name: str) -> str | None:
+def space_state(conn: Connection, name: str) -> str | None:
     row = conn.execute("SELECT state FROM embedding_spaces WHERE name = ?", (name,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def set_space_state(conn: Any, name: str, state: str) -> None:
+def set_space_state(conn: Connection, name: str, state: str) -> None:
     conn.execute("UPDATE embedding_spaces SET state = ? WHERE name = ?", (state, name))
 
 
-def drop_other_spaces(conn: Any, keep: str) -> None:
+def drop_other_spaces(conn: Connection, keep: str) -> None:
     """Vectors of other embedders are derived data; once a rebuild is done they go."""
     conn.execute("DELETE FROM embedding_spaces WHERE name <> ?", (keep,))
 
 
-def spaces(conn: Any) -> list[dict[str, Any]]:
+def spaces(conn: Connection) -> list[dict[str, Any]]:
     return [
         dict(row)
         for row in conn.execute(
@@ -75,7 +75,7 @@ def spaces(conn: Any) -> list[dict[str, Any]]:
     ]
 
 
-def store(conn: Any, space: str, seq: int, vector: FloatMatrix) -> int:
+def store(conn: Connection, space: str, seq: int, vector: FloatMatrix) -> int:
     """Insert or replace one vector; returns its row id."""
     blob = np.ascontiguousarray(vector, dtype="<f4").tobytes()
     row = conn.execute(
@@ -86,7 +86,7 @@ def store(conn: Any, space: str, seq: int, vector: FloatMatrix) -> int:
     return int(row[0])
 
 
-def seqs_without_vector(conn: Any, space: str, limit: int = -1) -> list[int]:
+def seqs_without_vector(conn: Connection, space: str, limit: int = -1) -> list[int]:
     # The engine's sentinel is never searched, so it needs no vector (see ``sentinel``).
     return [
         row[0]
@@ -98,19 +98,19 @@ def seqs_without_vector(conn: Any, space: str, limit: int = -1) -> list[int]:
     ]
 
 
-def mark_other_spaces_incomplete(conn: Any, keep: str) -> None:
+def mark_other_spaces_incomplete(conn: Connection, keep: str) -> None:
     conn.execute(
         "UPDATE embedding_spaces SET state = 'building' WHERE name <> ? AND state <> 'building'",
         (keep,),
     )
 
 
-def mark_all_spaces_incomplete(conn: Any) -> None:
+def mark_all_spaces_incomplete(conn: Connection) -> None:
     """A memory was stored without a vector: no space covers every memory any more."""
     conn.execute("UPDATE embedding_spaces SET state = 'building' WHERE state <> 'building'")
 
 
-def nodes_to_embed(conn: Any, seqs: Sequence[int]) -> list[dict[str, Any]]:
+def nodes_to_embed(conn: Connection, seqs: Sequence[int]) -> list[dict[str, Any]]:
     marks = placeholders(seqs)
     return [
         dict(row)
@@ -122,7 +122,7 @@ def nodes_to_embed(conn: Any, seqs: Sequence[int]) -> list[dict[str, Any]]:
     ]
 
 
-def vector_of(conn: Any, space: str, seq: int) -> FloatMatrix | None:
+def vector_of(conn: Connection, space: str, seq: int) -> FloatMatrix | None:
     row = conn.execute(
         "SELECT vector FROM vectors WHERE space = ? AND node_seq = ?", (space, seq)
     ).fetchone()
@@ -304,7 +304,7 @@ class VectorIndex:
         index._size = count
         return index
 
-    def catch_up(self, conn: Any) -> int:
+    def catch_up(self, conn: Connection) -> int:
         """Add vectors stored since this index was loaded by another connection or program;
         returns how many. One indexed lookup when there are none."""
         rows = conn.execute(

@@ -108,7 +108,10 @@ def tiles(
     origin = np.array([bounds.left(), bounds.top()])
 
     def cell(xy: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-        return np.clip(np.floor((xy - origin) / size), 0, per_side - 1).astype(np.int64)
+        cells: npt.NDArray[np.int64] = np.clip(
+            np.floor((xy - origin) / size), 0, per_side - 1
+        ).astype(np.int64)
+        return cells
 
     node_cells = cell(points)
     node_tile = node_cells[:, 0] * per_side + node_cells[:, 1]

@@ -21,6 +21,7 @@ from typing import Any
 from cairn.app.dedup import resolver
 from cairn.app.packs import NodeType, Pack
 from cairn.storage import graph_rows
+from cairn.storage.connection import Connection
 
 # [[Target]], [[Target|shown text]], [[Target#Heading]]: the target is the name.
 _WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
@@ -88,7 +89,7 @@ def normalize_status(node_type: NodeType, attrs: dict[str, Any]) -> dict[str, An
     return attrs
 
 
-def resolve_link(conn: Any, name: str, scope: str) -> resolver.NameMatch | None:
+def resolve_link(conn: Connection, name: str, scope: str) -> resolver.NameMatch | None:
     """The live entity (active or stub) ``name`` names exactly, if there is one."""
     for match in resolver.lookup(conn, [name], [scope], fuzzy=False):
         if match.exact and match.status in ("active", "stub"):
@@ -97,7 +98,7 @@ def resolve_link(conn: Any, name: str, scope: str) -> resolver.NameMatch | None:
 
 
 def connect(
-    conn: Any,
+    conn: Connection,
     pack: Pack,
     node: dict[str, Any],
     links: Sequence[str],
@@ -156,7 +157,7 @@ def connect(
     return out
 
 
-def enrich_hint(conn: Any, node_id: str) -> str | None:
+def enrich_hint(conn: Connection, node_id: str) -> str | None:
     """A nudge for a stub that several memories point to; None for anything else."""
     if graph_rows.status_of(conn, node_id) != "stub":
         return None

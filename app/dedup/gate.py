@@ -47,6 +47,7 @@ from cairn.app.packs import Pack
 from cairn.app.settings import MemorySettings
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, graph_rows
+from cairn.storage.connection import Connection
 
 # How many nearest memories are looked at: enough for the same-family best and a resonance list
 # after other families are set aside.
@@ -114,7 +115,7 @@ def as_document_part(verdict: Verdict) -> Verdict:
 
 
 def nearest(
-    conn: Any, space: EmbeddingSpace, pack: Pack, vector: Any, scope: str
+    conn: Connection, space: EmbeddingSpace, pack: Pack, vector: Any, scope: str
 ) -> list[Candidate]:
     """The memories nearest to ``vector`` in ``scope``, best first, of any family."""
     if vector is None or space.index is None or not space.ready:
@@ -187,7 +188,7 @@ def lowest_band(settings: MemorySettings) -> float:
     return min(settings.dedup_low, settings.dedup_anchored_low)
 
 
-def cluster_statements(conn: Any, candidate: Candidate, scopes: Sequence[str]) -> list[str]:
+def cluster_statements(conn: Connection, candidate: Candidate, scopes: Sequence[str]) -> list[str]:
     """The candidate's text, its same_topic siblings' texts, and the addenda of all of them."""
     ids = [candidate.id] + [
         e["other_id"]

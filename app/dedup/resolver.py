@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from cairn.storage import names as name_index
+from cairn.storage.connection import Connection
 
 # Hyphens, underscores and any run of spaces are one separator: "Jean-Luc", "jean_luc" and
 # "Jean  Luc" are the same name.
@@ -135,7 +136,7 @@ class NameMatch:
 
 
 def lookup(
-    conn: Any, names: Sequence[str], scopes: Sequence[str], *, fuzzy: bool = True
+    conn: Connection, names: Sequence[str], scopes: Sequence[str], *, fuzzy: bool = True
 ) -> list[NameMatch]:
     """Entities in ``scopes`` that ``names`` (a title and its aliases) may refer to, best first.
 

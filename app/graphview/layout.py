@@ -342,7 +342,8 @@ def _aligned(moved: Positions, reference: Positions) -> Positions:
     moved_centre, reference_centre = moved.mean(axis=0), reference.mean(axis=0)
     covariance = (moved - moved_centre).T @ (reference - reference_centre)
     left, _, right = np.linalg.svd(covariance)
-    return (moved - moved_centre) @ (left @ right) + reference_centre
+    turned: npt.NDArray[np.float64] = (moved - moved_centre) @ (left @ right) + reference_centre
+    return turned
 
 
 def _completed(start: Positions, pairs: EdgeArray, rng: np.random.Generator) -> Positions:

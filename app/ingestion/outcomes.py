@@ -7,7 +7,6 @@ shows (failed, duplicate, unsupported, unchanged, planned, cancelled) and the fi
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from cairn.app.clock import now_iso
 from cairn.app.ingestion.plan import FOLDER, Plan, PlannedFile
@@ -15,17 +14,18 @@ from cairn.app.ingestion.report import FileOutcome
 from cairn.app.ingestion.store import source_row
 from cairn.ingest.file_names import readable
 from cairn.storage import source_rows
+from cairn.storage.connection import Connection
 from cairn.storage.errors import RowRejected
 
 
-def rejected(conn: Any, planned: PlannedFile, scope: str, exc: RowRejected) -> FileOutcome:
+def rejected(conn: Connection, planned: PlannedFile, scope: str, exc: RowRejected) -> FileOutcome:
     """A file whose rows the vault refused: a failure, recorded."""
     message = f"{planned.name} could not be stored: {exc.reason}"
     record_failure(conn, planned, scope, message)
     return FileOutcome(planned.source, planned.action, "failed", error=message, size=planned.size)
 
 
-def forget_recovered_folders(conn: Any, plan: Plan) -> None:
+def forget_recovered_folders(conn: Connection, plan: Plan) -> None:
     """A folder that could not be listed last time and now could be: its failure is over."""
     failing = {p.source for p in plan.files if p.kind == FOLDER}
     recovered = []
@@ -43,7 +43,7 @@ def forget_recovered_folders(conn: Any, plan: Plan) -> None:
     source_rows.remove(conn, recovered)
 
 
-def settle_unread(conn: Any, planned: PlannedFile, scope: str) -> FileOutcome:
+def settle_unread(conn: Connection, planned: PlannedFile, scope: str) -> FileOutcome:
     """A planned file that is not read this run: its outcome, and its source row set."""
     path = planned.source
     if planned.action == "unreadable":
@@ -76,7 +76,7 @@ def settle_unread(conn: Any, planned: PlannedFile, scope: str) -> FileOutcome:
     return FileOutcome(path, planned.action, "unchanged", document_id, size=planned.size)
 
 
-def record_failure(conn: Any, planned: PlannedFile, scope: str, message: str) -> None:
+def record_failure(conn: Connection, planned: PlannedFile, scope: str, message: str) -> None:
     """The file's source row says it failed, and why."""
     # The old version of a changed file (or the unfinished one a stopped run began) stays
     # what the vault keeps for it.

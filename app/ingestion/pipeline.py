@@ -50,6 +50,7 @@ from cairn.ingest.chunking import chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
 from cairn.storage import names, source_rows
+from cairn.storage.connection import Connection
 from cairn.storage.errors import RowRejected
 from cairn.storage.vault import Vault
 
@@ -267,7 +268,7 @@ class _Run:
         self._batch = []
         self._emit("writing", None)
 
-    def _store_alone(self, conn: Any, prepared: Prepared) -> FileOutcome:
+    def _store_alone(self, conn: Connection, prepared: Prepared) -> FileOutcome:
         """Store one file in its own savepoint: a row the vault refuses fails that file, not
         the batch."""
         try:

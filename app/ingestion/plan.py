@@ -32,6 +32,7 @@ from typing import Any
 from cairn.app.ingestion.extraction import kind_of
 from cairn.ingest.file_names import on_disk, readable
 from cairn.storage import source_rows
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 HASH_CHUNK = 1 << 20
@@ -150,7 +151,7 @@ def _unreadable(
 
 
 def _planned(
-    conn: Any,
+    conn: Connection,
     path: Path,
     root: Path | None,
     previous: dict[str, Any] | None,

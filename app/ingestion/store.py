@@ -33,6 +33,7 @@ from cairn.ingest.chunking import Passage
 from cairn.ingest.document import ExtractedDocument
 from cairn.ingest.file_names import raw_bytes
 from cairn.storage import dedup_rows, graph_rows, source_rows
+from cairn.storage.connection import Connection
 
 # A new document is a near-copy of another when this share of its passages repeat that one.
 REPEATED_SHARE = 0.6
@@ -92,7 +93,7 @@ class DocumentStore:
         self._report = report
         self.matcher: mentions.MentionMatcher | None = None
 
-    def store_whole(self, conn: Any, prepared: Prepared) -> FileOutcome:
+    def store_whole(self, conn: Connection, prepared: Prepared) -> FileOutcome:
         started = self.begin(conn, prepared)
         assert prepared.passage_vectors is not None
         self.store_passages(
@@ -103,7 +104,7 @@ class DocumentStore:
         )
         return self.finish(conn, prepared, started)
 
-    def begin(self, conn: Any, prepared: Prepared, *, in_parts: bool = False) -> Started:
+    def begin(self, conn: Connection, prepared: Prepared, *, in_parts: bool = False) -> Started:
         """Write the Document (or find the one a stopped run began for these bytes). In parts,
         the source row is marked unfinished in the same transaction."""
         planned = prepared.planned
@@ -151,7 +152,7 @@ class DocumentStore:
 
     def store_passages(
         self,
-        conn: Any,
+        conn: Connection,
         prepared: Prepared,
         started: Started,
         passages: Sequence[tuple[Passage, Any]],
@@ -165,7 +166,7 @@ class DocumentStore:
                 started.matched.append(match)
 
     def finish(
-        self, conn: Any, prepared: Prepared, started: Started, extra: Sequence[str] = ()
+        self, conn: Connection, prepared: Prepared, started: Started, extra: Sequence[str] = ()
     ) -> FileOutcome:
         planned = prepared.planned
         kept = len(started.done)
@@ -195,7 +196,7 @@ class DocumentStore:
 
     # -- parts of a document ------------------------------------------------------------------
 
-    def _unfinished(self, conn: Any, planned: PlannedFile) -> str | None:
+    def _unfinished(self, conn: Connection, planned: PlannedFile) -> str | None:
         """The Document a stopped run began writing for exactly these bytes, if any."""
         previous = planned.previous
         if previous is None or previous["state"] != "failed" or not previous["document_id"]:
@@ -208,7 +209,7 @@ class DocumentStore:
         return str(rows[0]["id"]) if attrs.get("sha256") == planned.sha256 else None
 
     def _store_passage(
-        self, conn: Any, prepared: Prepared, passage: Passage, vector: Any, started: Started
+        self, conn: Connection, prepared: Prepared, passage: Passage, vector: Any, started: Started
     ) -> str | None:
         """Store one passage; returns the passage it repeats, if the gate linked it to one."""
         locator = passage.locator.as_dict()
@@ -241,7 +242,7 @@ class DocumentStore:
         return repeated["id"] if repeated else None
 
     def _ask_if_repeated(
-        self, conn: Any, document_id: str, matched: list[str], passages: int
+        self, conn: Connection, document_id: str, matched: list[str], passages: int
     ) -> None:
         """A document most of whose passages repeat one other document is a near-copy of it
         (a re-export, another format, a draft): the person is asked to keep both or merge."""
@@ -283,7 +284,7 @@ class DocumentStore:
                 self.matcher.add(candidate.name, stub.node.id)
                 self._report.stubs += stub.outcome == "inserted"
 
-    def _retire(self, conn: Any, old_document: str, new_document: str) -> None:
+    def _retire(self, conn: Connection, old_document: str, new_document: str) -> None:
         """The old version of a changed file becomes history: superseded, never deleted."""
         scopes = [self._scope]
         if graph_rows.status_of(conn, old_document) not in (None, "superseded"):
@@ -304,7 +305,7 @@ class DocumentStore:
                 self._space.status_changed(rows[0]["seq"], "superseded")
 
     @staticmethod
-    def _passages_of(conn: Any, documents: Sequence[str]) -> frozenset[str]:
+    def _passages_of(conn: Connection, documents: Sequence[str]) -> frozenset[str]:
         return frozenset(p for d in documents for p in _passages_of(conn, d))
 
 
@@ -335,7 +336,7 @@ def source_row(
     }
 
 
-def _passages_of(conn: Any, document_id: str) -> list[str]:
+def _passages_of(conn: Connection, document_id: str) -> list[str]:
     return [
         edge["src"]
         for edge in graph_rows.edges_of(conn, document_id, "part_of")
