@@ -9,8 +9,6 @@ asked for history (``include_history``) or for the state of things at a time (``
 
 from __future__ import annotations
 
-from typing import Any
-
 from cairn.app import receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
@@ -19,6 +17,7 @@ from cairn.app.models import History, HistoryEntry
 from cairn.app.packs import Pack
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 EDGE = "supersedes"
@@ -131,7 +130,7 @@ class HistoryKeeper:
         return found
 
 
-def _entry(row: dict[str, Any]) -> HistoryEntry:
+def _entry(row: NodeRow) -> HistoryEntry:
     return HistoryEntry(
         row["id"],
         row["type"],

@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cairn.storage.rows import NodeRow
+
 # What a default read shows; archived and superseded memories are asked for explicitly.
 # 'pending' is only found in vaults older than schema 10, and their upgrade makes it active.
 VISIBLE_STATUSES: tuple[str, ...] = ("active", "stub")
@@ -35,11 +37,27 @@ class Node:
     retention_label: str | None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Node:
-        values = {k: v for k, v in row.items() if k != "seq"}
-        values["attrs"] = json.loads(row["attrs"])
-        values["locator"] = json.loads(row["locator"]) if row["locator"] else None
-        return cls(**values)
+    def from_row(cls, row: NodeRow) -> Node:
+        return cls(
+            id=row["id"],
+            type=row["type"],
+            title=row["title"],
+            body=row["body"],
+            attrs=json.loads(row["attrs"]),
+            status=row["status"],
+            scope=row["scope"],
+            source=row["source"],
+            locator=json.loads(row["locator"]) if row["locator"] else None,
+            valid_from=row["valid_from"],
+            valid_to=row["valid_to"],
+            recorded_at=row["recorded_at"],
+            updated_at=row["updated_at"],
+            importance=row["importance"],
+            stability=row["stability"],
+            last_access=row["last_access"],
+            access_count=row["access_count"],
+            retention_label=row["retention_label"],
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

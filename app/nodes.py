@@ -20,6 +20,7 @@ from cairn.app.retention import Retention, candidate_of
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, fulltext, graph_rows, names, records
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 
@@ -55,7 +56,7 @@ class NodeStore:
         self._space = space
         self.retention: Retention | None = None  # set by the writer that owns this store
 
-    def insert(self, conn: Connection, draft: Draft, status: str) -> dict[str, Any]:
+    def insert(self, conn: Connection, draft: Draft, status: str) -> NodeRow:
         memory = draft.memory
         now = now_iso()
         node_id = new_id()
@@ -96,7 +97,7 @@ class NodeStore:
 
     def insert_stub(
         self, conn: Connection, name: str, scope: str, vectors: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> NodeRow:
         stub_type = feedback.STUB_TYPE
         if stub_type not in self._pack.node_types:
             stub_type = self._pack.entity_types()[0]
@@ -119,7 +120,7 @@ class NodeStore:
             return {}
         return dict(zip(unknown, self._space.embedder.embed(unknown), strict=True))
 
-    def index_names(self, conn: Connection, row: dict[str, Any]) -> None:
+    def index_names(self, conn: Connection, row: NodeRow) -> None:
         if self._pack.node_types[row["type"]].family != "entity":
             return
         attrs = json.loads(row["attrs"])
@@ -127,7 +128,7 @@ class NodeStore:
         entries, grams = resolver.index_entries(row["title"], aliases)
         names.replace(conn, row["seq"], row["scope"], entries, grams)
 
-    def reindex_text(self, conn: Connection, row: dict[str, Any]) -> str:
+    def reindex_text(self, conn: Connection, row: NodeRow) -> str:
         """Refresh a node's full-text entry (its text or addenda changed); returns the text."""
         addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [row["id"]])]
         text = searchable_text(row["title"], row["body"], json.loads(row["attrs"]), addenda)

@@ -22,6 +22,7 @@ from cairn.app import mentions
 from cairn.app.packs import Pack
 from cairn.storage import graph_rows, names
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 
 LINKED_STATUSES = ("active", "stub")
 _TAG = re.compile(r"#[\w/-]+")
@@ -42,7 +43,7 @@ class NoteMentions:
     def link(
         self,
         conn: Connection,
-        row: dict[str, Any],
+        row: NodeRow,
         text: str,
         add_edge: Callable[[str, str, str], Any],
         already: Set[str] = frozenset(),

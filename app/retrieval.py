@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,7 @@ from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
 from cairn.storage import dedup_rows, fulltext, graph_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import HeadRow
 from cairn.storage.vault import Vault
 
 # Each leg contributes its top 30 (100 gained under a point of Recall@10 on the dev
@@ -88,7 +89,7 @@ def as_of_instant(as_of: str) -> str:
     return f"{stamp}T23:59:59.999999+00:00" if len(stamp) == 10 else stamp
 
 
-def valid_at(row: dict[str, Any], instant: str) -> bool:
+def valid_at(row: HeadRow, instant: str) -> bool:
     """Whether a memory held at ``instant``: from its valid_from (else when it was recorded)
     until its valid_to (set when it was superseded)."""
     start = row["valid_from"] or row["recorded_at"]
@@ -216,7 +217,7 @@ def search(
 
 
 def _context(
-    conn: Connection, seqs: set[int], rows: dict[int, dict[str, Any]], scopes: list[str]
+    conn: Connection, seqs: set[int], rows: dict[int, HeadRow], scopes: list[str]
 ) -> tuple[dict[int, list[int]], dict[int, tuple[str, Any]]]:
     """What surrounds each hit: its neighbours in time that share its context (the passages
     written before and after it in the same document, or the memories of the same dated
@@ -237,7 +238,7 @@ def _context(
     return context, groups
 
 
-def _group(row: dict[str, Any]) -> tuple[str, Any] | None:
+def _group(row: HeadRow) -> tuple[str, Any] | None:
     """The document (same source) or the dated session (same occasion in the title) a memory
     belongs to, within its scope; None for a memory in neither."""
     if row["source"]:
@@ -252,7 +253,7 @@ def _title_occasion(title: str) -> frozenset[str]:
     return occasions(title) if any(ch.isdigit() for ch in title) else frozenset()
 
 
-def _shown(row: dict[str, Any] | None, statuses: Sequence[str], instant: str | None) -> bool:
+def _shown(row: HeadRow | None, statuses: Sequence[str], instant: str | None) -> bool:
     if row is None or row["status"] not in statuses:
         return False
     if instant is None:
@@ -264,7 +265,7 @@ def _shown(row: dict[str, Any] | None, statuses: Sequence[str], instant: str | N
 def _graph_leg(
     conn: Connection,
     fused: dict[int, float],
-    rows: dict[int, dict[str, Any]],
+    rows: dict[int, HeadRow],
     scopes: list[str],
     statuses: Sequence[str],
     instant: str | None,
@@ -303,7 +304,7 @@ def _collapse(
     conn: Connection,
     space: EmbeddingSpace,
     ranked: list[int],
-    rows: dict[int, dict[str, Any]],
+    rows: dict[int, HeadRow],
     high: float,
     limit: int,
 ) -> tuple[list[int], dict[int, list[str]]]:
@@ -341,7 +342,7 @@ def _collapse(
     return kept, collapsed
 
 
-def total_order(scores: dict[int, float], rows: dict[int, dict[str, Any]]) -> list[int]:
+def total_order(scores: dict[int, float], rows: Mapping[int, HeadRow]) -> list[int]:
     """Best score first; equal scores newer first, then by id: a total order (invariant I7).
 
     Three stable sorts, last key first.

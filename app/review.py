@@ -31,6 +31,7 @@ from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 KINDS = ("duplicate", "label_conflict", "revive_candidate")
@@ -140,14 +141,14 @@ class Review:
             raise ReviewItemNotFound(item_id)
         return row
 
-    def _activate(self, conn: Connection, row: dict[str, Any]) -> None:
+    def _activate(self, conn: Connection, row: NodeRow) -> None:
         # A write waiting for review is active already; only an item a vault kept from before
         # schema 10 (whose upgrade activates its memory too) could still find one pending.
         if row["status"] == "pending":
             graph_rows.update_node(conn, row["id"], {"status": "active", "updated_at": now_iso()})
             self._space.status_changed(row["seq"], "active")
 
-    def _fold(self, conn: Connection, new: dict[str, Any], into: dict[str, Any]) -> dict[str, Any]:
+    def _fold(self, conn: Connection, new: NodeRow, into: NodeRow) -> NodeRow:
         """Merge ``new`` into ``into`` without losing anything; returns the kept row."""
         addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [new["id"]])]
         text = searchable_text(new["title"], new["body"], json.loads(new["attrs"]), addenda)
@@ -199,7 +200,7 @@ class Review:
             self._store.add_edge(conn, src, dst, e["type"], e["rationale"] or "moved by a merge")
 
 
-def _sides(conn: Connection, row: dict[str, Any], scopes: list[str]) -> dict[str, dict[str, Any]]:
+def _sides(conn: Connection, row: dict[str, Any], scopes: list[str]) -> dict[str, NodeRow]:
     pair = [row["node_id"], row["other_id"]]
     return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
 
@@ -213,7 +214,7 @@ def _awaiting(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _item(row: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> ReviewItem:
+def _item(row: dict[str, Any], nodes: dict[str, NodeRow]) -> ReviewItem:
     return ReviewItem(
         id=row["id"],
         kind=row["kind"],
@@ -228,7 +229,7 @@ def _item(row: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> ReviewItem:
     )
 
 
-def _preview(row: dict[str, Any] | None) -> dict[str, Any]:
+def _preview(row: NodeRow | None) -> dict[str, Any]:
     if row is None:
         return {}
     return {

@@ -43,6 +43,7 @@ from cairn.app.service_upkeep import VaultUpkeep
 from cairn.app.writer import NewMemory, Writer
 from cairn.storage import fulltext, graph_rows, source_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 
@@ -186,7 +187,7 @@ class MemoryService(VaultUpkeep):
         old = found.nodes[0].node
         versions: list[History] = []
 
-        def supersede(conn: Connection, row: dict[str, Any]) -> None:
+        def supersede(conn: Connection, row: NodeRow) -> None:
             versions.append(self._history.supersede_in(conn, old.id, row["id"], chosen))
 
         memory = NewMemory(

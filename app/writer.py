@@ -28,6 +28,7 @@ from cairn.app.retention import Retention
 from cairn.app.text import searchable_text
 from cairn.storage import dedup_rows, graph_rows, records
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 __all__ = ["NewMemory", "Writer"]
@@ -47,7 +48,7 @@ class _Applied:
     """What the gate or the resolver did, before the structural feedback is added."""
 
     outcome: str
-    row: dict[str, Any] | None
+    row: NodeRow | None
     verdict: str | None = None
     matched: dict[str, Any] | None = None
     flags: tuple[str, ...] = ()
@@ -83,7 +84,7 @@ class Writer:
         keep_whole: frozenset[str] | None = None,
         links: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
-        within: Callable[[Any, dict[str, Any]], None] | None = None,
+        within: Callable[[Connection, NodeRow], None] | None = None,
     ) -> WriteResult:
         """Store ``memory`` through the dedup gate. ``force_new`` stores an entity the
         resolver's block mode would hold back; ``dedup=False`` skips the gate (a supersede

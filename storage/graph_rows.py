@@ -4,9 +4,10 @@ never see a row outside the scopes it names."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import HeadRow, NodeRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
@@ -67,24 +68,18 @@ def edges_of(conn: Connection, node_id: str, edge_type: str | None = None) -> li
     ]
 
 
-def nodes_by_ids(
-    conn: Connection, ids: Sequence[str], scopes: Sequence[str]
-) -> list[dict[str, Any]]:
-    return _nodes_where(conn, "id", ids, scopes)
+def nodes_by_ids(conn: Connection, ids: Sequence[str], scopes: Sequence[str]) -> list[NodeRow]:
+    return cast(list[NodeRow], _nodes_where(conn, "id", ids, scopes))
 
 
-def nodes_by_seqs(
-    conn: Connection, seqs: Sequence[int], scopes: Sequence[str]
-) -> list[dict[str, Any]]:
-    return _nodes_where(conn, "seq", seqs, scopes)
+def nodes_by_seqs(conn: Connection, seqs: Sequence[int], scopes: Sequence[str]) -> list[NodeRow]:
+    return cast(list[NodeRow], _nodes_where(conn, "seq", seqs, scopes))
 
 
-def heads_by_seqs(
-    conn: Connection, seqs: Sequence[int], scopes: Sequence[str]
-) -> list[dict[str, Any]]:
+def heads_by_seqs(conn: Connection, seqs: Sequence[int], scopes: Sequence[str]) -> list[HeadRow]:
     """Nodes without their text (body, attributes, locator): what ranking needs of the many
     candidates a search weighs, at a fraction of the reading."""
-    return _nodes_where(conn, "seq", seqs, scopes, HEAD_COLUMNS)
+    return cast(list[HeadRow], _nodes_where(conn, "seq", seqs, scopes, HEAD_COLUMNS))
 
 
 def bodies(conn: Connection, seqs: Sequence[int]) -> dict[int, str]:
@@ -97,6 +92,7 @@ def bodies(conn: Connection, seqs: Sequence[int]) -> dict[int, str]:
     )
 
 
+# The rows are read with exactly the columns a NodeRow or HeadRow names: ``cast`` says so.
 def _nodes_where(
     conn: Connection,
     column: str,
@@ -264,7 +260,7 @@ def newest(
     statuses: Sequence[str],
     types: Sequence[str] | None,
     limit: int,
-) -> list[dict[str, Any]]:
+) -> list[NodeRow]:
     """The newest nodes in ``statuses`` (of ``types``, if given), newest first."""
     if not scopes or not statuses:
         return []
@@ -273,13 +269,11 @@ def newest(
     if types is not None:
         where += f" AND type IN ({placeholders(types)})"
         params += list(types)
-    return [
-        dict(row)
-        for row in conn.execute(
-            f"SELECT {NODE_COLUMNS} FROM nodes WHERE {where} ORDER BY seq DESC LIMIT ?",
-            (*params, limit),
-        )
-    ]
+    rows = conn.execute(
+        f"SELECT {NODE_COLUMNS} FROM nodes WHERE {where} ORDER BY seq DESC LIMIT ?",
+        (*params, limit),
+    )
+    return [cast(NodeRow, dict(row)) for row in rows]
 
 
 def stubs_by_degree(

@@ -22,6 +22,7 @@ from cairn.app.dedup import resolver
 from cairn.app.packs import NodeType, Pack
 from cairn.storage import graph_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
 
 # [[Target]], [[Target|shown text]], [[Target#Heading]]: the target is the name.
 _WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
@@ -100,7 +101,7 @@ def resolve_link(conn: Connection, name: str, scope: str) -> resolver.NameMatch 
 def connect(
     conn: Connection,
     pack: Pack,
-    node: dict[str, Any],
+    node: NodeRow,
     links: Sequence[str],
     tags: Sequence[str],
     tag_mode: str,
