@@ -41,7 +41,7 @@ from cairn.app.packs import NodeType, Pack
 from cairn.app.review import Review
 from cairn.app.service_upkeep import VaultUpkeep
 from cairn.app.writer import NewMemory, Writer
-from cairn.storage import fulltext, graph_rows, source_rows
+from cairn.storage import dedup_rows, fulltext, graph_rows, source_rows
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
@@ -387,6 +387,18 @@ class MemoryService(VaultUpkeep):
             depth=depth,
             expanded=expanded,
         )
+
+    def subgraph_export(self, node_id: str, *, scopes: Sequence[str], depth: int) -> Any:
+        """A memory and what a walk of ``depth`` steps reaches from it, as a networkx
+        MultiDiGraph (read only): the graph server's subgraph."""
+        chosen = self._scopes(scopes)
+        reach = self.traverse(node_id, scopes=chosen, depth=depth)
+        # The walk lists what it reached, not where it started: the start is read to name it.
+        found = self.get([node_id], scopes=chosen, use=False)
+        start = found.nodes[0].node if found.nodes else None
+        with self._vault.read() as conn:
+            waiting = frozenset(dedup_rows.awaiting_ids(conn, chosen))
+        return export.from_traverse(reach, start, waiting)
 
     def graph_export(self, *, scopes: Sequence[str]) -> Any:
         """Every visible memory of ``scopes`` and their edges as a networkx MultiDiGraph,

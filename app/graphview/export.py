@@ -1,7 +1,8 @@
 """The graph as networkx sees it, for the graph server's exports (node-link JSON, GraphML).
 
 Reads only: no layout is computed or cached (the window's views do that), so an export through
-the server never writes to the vault.
+the server never writes to the vault. A memory that waits for review (it may repeat another)
+carries ``awaiting_review``, as it does in search results and in the window's graph.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import networkx as nx
 
 from cairn.app.models import VISIBLE_STATUSES, Node, TraverseResponse
-from cairn.storage import layout_rows
+from cairn.storage import dedup_rows, layout_rows
 from cairn.storage.vault import Vault
 
 
@@ -22,23 +23,39 @@ def whole(vault: Vault, scopes: Sequence[str]) -> nx.MultiDiGraph:
     with vault.read() as conn:
         ids, types, titles = layout_rows.nodes(conn, view)
         sources, targets, layers = layout_rows.edges(conn, view)
+        waiting = dedup_rows.awaiting_ids(conn, scopes)
     graph = nx.MultiDiGraph()
     for node_id, type_name, title in zip(ids, types, titles, strict=True):
-        graph.add_node(node_id, type=type_name, title=title)
+        graph.add_node(node_id, type=type_name, title=title, awaiting_review=node_id in waiting)
     for src, dst, layer in zip(sources, targets, layers, strict=True):
         graph.add_edge(src, dst, layer=layer)
     return graph
 
 
-def from_traverse(reach: TraverseResponse, start: Node | None = None) -> nx.MultiDiGraph:
+def from_traverse(
+    reach: TraverseResponse, start: Node | None = None, awaiting: frozenset[str] = frozenset()
+) -> nx.MultiDiGraph:
     """What a walk reached, with the edges it crossed; ``start`` names where it began (the
-    walk lists only what it reached, so without it the start would be a bare id)."""
+    walk lists only what it reached, so without it the start would be a bare id); ``awaiting``
+    holds the ids that wait for review."""
     graph = nx.MultiDiGraph(root=reach.start, truncated=reach.truncated)
     if start is not None:
-        graph.add_node(start.id, type=start.type, title=start.title, status=start.status, depth=0)
+        graph.add_node(
+            start.id,
+            type=start.type,
+            title=start.title,
+            status=start.status,
+            depth=0,
+            awaiting_review=start.id in awaiting,
+        )
     for node in reach.nodes:
         graph.add_node(
-            node.id, type=node.type, title=node.title, status=node.status, depth=node.depth
+            node.id,
+            type=node.type,
+            title=node.title,
+            status=node.status,
+            depth=node.depth,
+            awaiting_review=node.id in awaiting,
         )
     for edge in reach.edges:
         graph.add_edge(edge["src"], edge["dst"], type=edge["type"])

@@ -166,13 +166,8 @@ def _subgraph(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
     chosen = _choice(params, "format", FORMATS, "json")
-    reach = service.traverse(
-        match["id"], scopes=scopes, depth=_int(params, "depth", 2, 1, MAX_DEPTH)
-    )
-    # The walk lists what it reached, not where it started: the start is read to name it too.
-    found = service.get([match["id"]], scopes=scopes, use=False)
-    start = found.nodes[0].node if found.nodes else None
-    return _graph_reply(export.from_traverse(reach, start), chosen)
+    depth = _int(params, "depth", 2, 1, MAX_DEPTH)
+    return _graph_reply(service.subgraph_export(match["id"], scopes=scopes, depth=depth), chosen)
 
 
 def _graph(

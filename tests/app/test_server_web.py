@@ -17,6 +17,7 @@ from cairn.app.server import graph_page
 from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app import server_probe
+from tests.app.test_review_queue import KEY, KEY_REWORDED
 from tests.app.test_server import Vault, ask
 
 HARNESS = Path(__file__).with_name("page_harness.js")
@@ -134,6 +135,29 @@ def test_the_script_draws_the_graph_around_the_top_hit(
     refused = _draw(running, "not-a-token", "garden", depth=2)
     assert refused["error"] is None and refused["status"].startswith("401 ")
     assert refused["circles"] == 0
+
+
+def test_a_memory_awaiting_review_is_marked_in_the_exports_and_on_the_page(
+    running: GraphServer, vault: Vault, service: MemoryService
+) -> None:
+    first = service.write("Note", *KEY).node
+    second = service.write("Note", *KEY_REWORDED)
+    assert first is not None and second.node is not None and second.outcome == "pending"
+    for node in (first, second.node):
+        service.link(node.id, vault.person, "involves", scopes=["personal"])
+    sub = ask(running, f"/v1/nodes/{vault.person}/subgraph?depth=1", token=vault.personal)
+    marks = {node["id"]: node["awaiting_review"] for node in sub.json()["nodes"]}
+    assert marks[second.node.id] is True and marks[first.id] is False
+    assert marks[vault.person] is False
+    whole = ask(running, "/v1/graph", token=vault.personal).json()
+    assert {n["id"] for n in whole["nodes"] if n["awaiting_review"]} == {second.node.id}
+    drawn = _draw(running, vault.personal, "Olivia Marsh", depth=1)
+    assert drawn["error"] is None, drawn
+    waiting = [label["text"] for label in drawn["labels"] if "awaiting review" in label["text"]]
+    assert waiting == [f"{KEY_REWORDED[0]} \u2026 awaiting review"]
+    service.resolve_duplicate(second.verdict, "distinct", scopes=["personal"])
+    sub = ask(running, f"/v1/nodes/{vault.person}/subgraph?depth=1", token=vault.personal)
+    assert not any(node["awaiting_review"] for node in sub.json()["nodes"])
 
 
 def _draw(server: GraphServer, token: str, query: str, *, depth: int) -> dict[str, object]:

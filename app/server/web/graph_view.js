@@ -133,16 +133,18 @@ function draw(graph, depthWanted) {
     const at = place.get(node.id);
     if (!at) continue;
     const isRoot = node.id === graph.graph.root;
+    const marks = (isRoot ? " root" : "") + (node.awaiting_review ? " awaiting" : "");
     const circle = element(
       "circle",
-      { cx: at.x, cy: at.y, r: isRoot ? 12 : 8, class: colours.get(node.type || "?") + (isRoot ? " root" : "") },
+      { cx: at.x, cy: at.y, r: isRoot ? 12 : 8, class: colours.get(node.type || "?") + marks },
       dots,
     );
     const tip = element("title", {}, circle);
-    tip.textContent = (node.type || "") + ": " + (node.title || node.id);
+    const waiting = node.awaiting_review ? " (awaiting review: it may repeat another memory)" : "";
+    tip.textContent = (node.type || "") + ": " + (node.title || node.id) + waiting;
     circle.addEventListener("click", () => show(node.id, depthWanted));
     const label = element("text", { x: at.x + 13, y: at.y + 4 }, dots);
-    label.textContent = short(node.title || node.id);
+    label.textContent = short(node.title || node.id) + (node.awaiting_review ? " \u2026 awaiting review" : "");
   }
   for (const [type, cls] of colours) {
     const item = document.createElement("span");
