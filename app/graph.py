@@ -18,6 +18,7 @@ from cairn.app.models import (
 )
 from cairn.app.packs import Pack
 from cairn.storage import dedup_rows, graph_rows
+from cairn.storage.rows import TouchingEdgeRow, Validity
 from cairn.storage.vault import Vault
 
 MAX_GET = 25
@@ -92,7 +93,7 @@ def traverse(
     direction: str = "both",
     edge_types: Sequence[str] | None = None,
     statuses: Sequence[str],
-    valid_at: Callable[[dict[str, Any]], bool] | None = None,
+    valid_at: Callable[[Validity], bool] | None = None,
 ) -> TraverseResponse:
     """Breadth-first reach from ``start``: each node once, at its shortest depth.
 
@@ -150,7 +151,7 @@ def traverse(
     return TraverseResponse(start, reached, edges, truncated)
 
 
-def _other_row(edge: dict[str, Any]) -> dict[str, Any]:
+def _other_row(edge: TouchingEdgeRow) -> Validity:
     """The validity stamps of an edge's far end, under the names a node row has."""
     return {
         "valid_from": edge["other_valid_from"],

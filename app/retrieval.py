@@ -31,7 +31,7 @@ from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
 from cairn.storage import dedup_rows, fulltext, graph_rows
 from cairn.storage.connection import Connection
-from cairn.storage.rows import HeadRow
+from cairn.storage.rows import HeadRow, Validity
 from cairn.storage.vault import Vault
 
 # Each leg contributes its top 30 (100 gained under a point of Recall@10 on the dev
@@ -89,7 +89,7 @@ def as_of_instant(as_of: str) -> str:
     return f"{stamp}T23:59:59.999999+00:00" if len(stamp) == 10 else stamp
 
 
-def valid_at(row: HeadRow, instant: str) -> bool:
+def valid_at(row: Validity, instant: str) -> bool:
     """Whether a memory held at ``instant``: from its valid_from (else when it was recorded)
     until its valid_to (set when it was superseded)."""
     start = row["valid_from"] or row["recorded_at"]

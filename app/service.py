@@ -119,9 +119,11 @@ class MemoryService(VaultUpkeep):
         chosen = self._scopes(scopes) if scopes is not None else self.scopes()
         with self._vault.read() as conn:
             rows = source_rows.listed(conn, states=states, scopes=chosen)
-        for row in rows:  # a name that is not UTF-8: its exact bytes, as hex for JSON
-            row["path_bytes"] = row["path_bytes"].hex() if row["path_bytes"] else None
-        return rows
+        # A name that is not UTF-8: its exact bytes, as hex for JSON.
+        return [
+            {**row, "path_bytes": row["path_bytes"].hex() if row["path_bytes"] else None}
+            for row in rows
+        ]
 
     def write(
         self,

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import HeadRow, NodeRow
+from cairn.storage.rows import EdgeRow, HeadRow, NodeRow, TouchingEdgeRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
@@ -54,18 +54,16 @@ def type_of(conn: Connection, node_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def edges_of(conn: Connection, node_id: str, edge_type: str | None = None) -> list[dict[str, Any]]:
+def edges_of(conn: Connection, node_id: str, edge_type: str | None = None) -> list[EdgeRow]:
     """Every edge with ``node_id`` at either end (no scope filter: for moves inside a write)."""
     type_filter = "AND type = ?" if edge_type else ""
     params = (node_id, *([edge_type] if edge_type else []))
-    return [
-        dict(row)
-        for row in conn.execute(
-            f"SELECT {EDGE_COLUMNS} FROM edges WHERE src = ? {type_filter} UNION ALL "
-            f"SELECT {EDGE_COLUMNS} FROM edges WHERE dst = ? {type_filter} ORDER BY seq",
-            params + params,
-        )
-    ]
+    rows = conn.execute(
+        f"SELECT {EDGE_COLUMNS} FROM edges WHERE src = ? {type_filter} UNION ALL "
+        f"SELECT {EDGE_COLUMNS} FROM edges WHERE dst = ? {type_filter} ORDER BY seq",
+        params + params,
+    )
+    return [cast(EdgeRow, dict(row)) for row in rows]
 
 
 def nodes_by_ids(conn: Connection, ids: Sequence[str], scopes: Sequence[str]) -> list[NodeRow]:
@@ -137,7 +135,7 @@ def edges_touching(
     *,
     edge_types: Sequence[str] | None = None,
     statuses: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[TouchingEdgeRow]:
     """Edges with an end in ``ids`` whose other end is visible (scope, and status if given).
 
     Each row carries ``other_id``, ``other_type``, ``other_title`` and ``direction`` ('out' when
@@ -162,7 +160,7 @@ def edges_touching(
         )
         params += [*ids, *scopes, *(edge_types or ()), *(statuses or ())]
     sql = " UNION ALL ".join(parts) + " ORDER BY near_id, seq"
-    return [dict(row) for row in conn.execute(sql, params)]
+    return [cast(TouchingEdgeRow, dict(row)) for row in conn.execute(sql, params)]
 
 
 def status_of(conn: Connection, node_id: str) -> str | None:

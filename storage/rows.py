@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import TypedDict
 
 
-class HeadRow(TypedDict):
+class Validity(TypedDict):
+    """When a memory held: from ``valid_from`` (else when it was recorded) until ``valid_to``."""
+
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str
+
+
+class HeadRow(Validity):
     seq: int
     id: str
     type: str
@@ -18,10 +26,60 @@ class HeadRow(TypedDict):
     status: str
     scope: str
     source: str | None
+    updated_at: str
+
+
+class EdgeRow(TypedDict):
+    seq: int
+    src: str
+    dst: str
+    type: str
+    layer: str
+    rationale: str | None
+    created_at: str
     valid_from: str | None
     valid_to: str | None
-    recorded_at: str
+
+
+class TouchingEdgeRow(TypedDict):
+    """An edge seen from one of its ends (``near_id``): what is at the other end, and which
+    way it points (``direction`` 'out' when the near end is the source)."""
+
+    seq: int
+    src: str
+    dst: str
+    type: str
+    layer: str
+    rationale: str | None
+    created_at: str
+    direction: str
+    near_id: str
+    other_id: str
+    other_type: str
+    other_title: str
+    other_status: str
+    other_valid_from: str | None
+    other_valid_to: str | None
+    other_recorded_at: str
+
+
+class SourceRow(TypedDict):
+    """A file the vault keeps track of (``source_rows``); ``warnings`` decoded from JSON."""
+
+    path: str
+    scope: str
+    state: str  # ingested, failed, duplicate or missing
+    sha256: str | None
+    size: int | None
+    mtime_ns: int | None
+    media_type: str | None
+    document_id: str | None
+    passages: int
+    warnings: list[str]
+    error: str | None
+    first_seen: str
     updated_at: str
+    path_bytes: bytes | None  # the name's bytes when it is not valid UTF-8
 
 
 class NodeRow(HeadRow):

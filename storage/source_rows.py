@@ -5,10 +5,11 @@ failed, the reason. Inside the caller's transaction; the ingest pipeline decides
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import SourceRow
 
 COLUMNS = (
     "path",
@@ -28,21 +29,21 @@ COLUMNS = (
 )
 
 
-def _row(values: Sequence[Any]) -> dict[str, Any]:
+def _row(values: Sequence[Any]) -> SourceRow:
     row = dict(zip(COLUMNS, values, strict=True))
     row["warnings"] = json.loads(row["warnings"])
-    return row
+    return cast(SourceRow, row)  # COLUMNS are a SourceRow's keys
 
 
-def get(conn: Connection, path: str) -> dict[str, Any] | None:
+def get(conn: Connection, path: str) -> SourceRow | None:
     found = conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM sources WHERE path = ?", (path,)
     ).fetchone()
     return None if found is None else _row(found)
 
 
-def by_paths(conn: Connection, paths: Sequence[str]) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
+def by_paths(conn: Connection, paths: Sequence[str]) -> dict[str, SourceRow]:
+    found: dict[str, SourceRow] = {}
     for start in range(0, len(paths), 500):
         chunk = paths[start : start + 500]
         for values in conn.execute(
@@ -54,7 +55,7 @@ def by_paths(conn: Connection, paths: Sequence[str]) -> dict[str, dict[str, Any]
     return found
 
 
-def ingested_with_hash(conn: Connection, sha256: str, scope: str) -> dict[str, Any] | None:
+def ingested_with_hash(conn: Connection, sha256: str, scope: str) -> SourceRow | None:
     """A file ``scope`` already keeps with these exact bytes (a copy, or a file that moved)."""
     found = conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM sources "
@@ -65,7 +66,7 @@ def ingested_with_hash(conn: Connection, sha256: str, scope: str) -> dict[str, A
     return None if found is None else _row(found)
 
 
-def put(conn: Connection, row: dict[str, Any]) -> None:
+def put(conn: Connection, row: Mapping[str, Any]) -> None:
     """Insert or replace a source row; ``first_seen`` of an existing row is kept."""
     values = {**row, "warnings": json.dumps(list(row.get("warnings", [])))}
     columns = [c for c in COLUMNS if c in values]
@@ -83,7 +84,7 @@ def listed(
     under: str | None = None,
     scope: str | None = None,
     scopes: Iterable[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SourceRow]:
     """Source rows in path order, optionally only those in ``states``, below folder ``under``
     (a path prefix ending in the separator), or of ``scope`` / one of ``scopes``."""
     clauses: list[str] = []

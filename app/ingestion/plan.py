@@ -27,12 +27,12 @@ import stat as stat_kinds
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cairn.app.ingestion.extraction import kind_of
 from cairn.ingest.file_names import on_disk, readable
 from cairn.storage import source_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import SourceRow
 from cairn.storage.vault import Vault
 
 HASH_CHUNK = 1 << 20
@@ -51,8 +51,8 @@ class PlannedFile:
     sha256: str | None  # None for an unsupported file (never read)
     action: str
     kind: str | None
-    previous: dict[str, Any] | None = None  # its row in sources, if any
-    same_as: dict[str, Any] | None = None  # the row already holding these bytes
+    previous: SourceRow | None = None  # its row in sources, if any
+    same_as: SourceRow | None = None  # the row already holding these bytes
     problem: str | None = None  # why it cannot be read (action "unreadable")
 
     @property
@@ -145,7 +145,7 @@ def make_plan(
 
 
 def _unreadable(
-    path: Path, root: Path | None, why: str, kind: str | None, previous: dict[str, Any] | None
+    path: Path, root: Path | None, why: str, kind: str | None, previous: SourceRow | None
 ) -> PlannedFile:
     return PlannedFile(path, root, 0, 0, None, "unreadable", kind, previous, problem=why)
 
@@ -154,7 +154,7 @@ def _planned(
     conn: Connection,
     path: Path,
     root: Path | None,
-    previous: dict[str, Any] | None,
+    previous: SourceRow | None,
     scope: str,
 ) -> PlannedFile:
     try:

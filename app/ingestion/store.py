@@ -34,6 +34,7 @@ from cairn.ingest.document import ExtractedDocument
 from cairn.ingest.file_names import raw_bytes
 from cairn.storage import dedup_rows, graph_rows, source_rows
 from cairn.storage.connection import Connection
+from cairn.storage.rows import SourceRow
 
 # A new document is a near-copy of another when this share of its passages repeat that one.
 REPEATED_SHARE = 0.6
@@ -177,12 +178,10 @@ class DocumentStore:
         if not prepared.passages:
             warnings.append("no text was found in it")
         row = source_row(planned, self._scope, "ingested")
-        row.update(
-            media_type=prepared.document.media_type,
-            document_id=started.document_id,
-            passages=kept,
-            warnings=warnings,
-        )
+        row["media_type"] = prepared.document.media_type
+        row["document_id"] = started.document_id
+        row["passages"] = kept
+        row["warnings"] = warnings
         source_rows.put(conn, row)
         return FileOutcome(
             planned.source,
@@ -313,9 +312,9 @@ def source_row(
     planned: PlannedFile,
     scope: str,
     state: str,
-    same_as: dict[str, Any] | None = None,
+    same_as: SourceRow | None = None,
     error: str | None = None,
-) -> dict[str, Any]:
+) -> SourceRow:
     """The file's row in ``sources``: its readable path as the key, its bytes when the name is
     not UTF-8."""
     return {
