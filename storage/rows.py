@@ -29,7 +29,7 @@ class HeadRow(Validity):
     updated_at: str
 
 
-class EdgeRow(TypedDict):
+class EdgeCore(TypedDict):
     seq: int
     src: str
     dst: str
@@ -37,21 +37,17 @@ class EdgeRow(TypedDict):
     layer: str
     rationale: str | None
     created_at: str
+
+
+class EdgeRow(EdgeCore):
     valid_from: str | None
     valid_to: str | None
 
 
-class TouchingEdgeRow(TypedDict):
+class TouchingEdgeRow(EdgeCore):
     """An edge seen from one of its ends (``near_id``): what is at the other end, and which
     way it points (``direction`` 'out' when the near end is the source)."""
 
-    seq: int
-    src: str
-    dst: str
-    type: str
-    layer: str
-    rationale: str | None
-    created_at: str
     direction: str
     near_id: str
     other_id: str
