@@ -31,7 +31,7 @@ from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.connection import Connection
-from cairn.storage.rows import NodeRow
+from cairn.storage.rows import NodeRow, ReviewItemRow
 from cairn.storage.vault import Vault
 
 KINDS = ("duplicate", "label_conflict", "revive_candidate")
@@ -128,7 +128,7 @@ class Review:
         outcome = "distinct" if decision == "distinct" else "merged"
         return WriteResult(outcome, node, embedded=True, degree=degree)
 
-    def _open(self, conn: Connection, item_id: str, scopes: list[str]) -> dict[str, Any]:
+    def _open(self, conn: Connection, item_id: str, scopes: list[str]) -> ReviewItemRow:
         row = dedup_rows.review_item(conn, item_id)
         visible = (
             graph_rows.nodes_by_ids(conn, [row["node_id"], row["other_id"]], scopes) if row else []
@@ -200,7 +200,7 @@ class Review:
             self._store.add_edge(conn, src, dst, e["type"], e["rationale"] or "moved by a merge")
 
 
-def _sides(conn: Connection, row: dict[str, Any], scopes: list[str]) -> dict[str, NodeRow]:
+def _sides(conn: Connection, row: ReviewItemRow, scopes: list[str]) -> dict[str, NodeRow]:
     pair = [row["node_id"], row["other_id"]]
     return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
 
@@ -214,7 +214,7 @@ def _awaiting(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _item(row: dict[str, Any], nodes: dict[str, NodeRow]) -> ReviewItem:
+def _item(row: ReviewItemRow, nodes: dict[str, NodeRow]) -> ReviewItem:
     return ReviewItem(
         id=row["id"],
         kind=row["kind"],

@@ -19,6 +19,7 @@ from typing import Any
 from cairn.app.clock import new_id, now_iso
 from cairn.app.errors import CairnError, InvalidRequest, UnknownScope
 from cairn.storage import token_rows
+from cairn.storage.rows import TokenRow
 from cairn.storage.vault import Vault
 
 NAME_MAX = 80
@@ -111,7 +112,7 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def _token(row: dict[str, Any]) -> Token:
+def _token(row: TokenRow) -> Token:
     return Token(
         row["id"], row["name"], json.loads(row["scopes"]), row["created_at"], row["revoked_at"]
     )

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import ReviewItemRow
 
 # -- addenda and merged ids -------------------------------------------------------------------
 
@@ -106,6 +107,7 @@ def decisions(
 _REVIEW_COLUMNS = (
     "id, kind, node_id, other_id, score, reason, flags, state, decision, created_at, decided_at"
 )
+_REVIEW_COLUMNS_OF_R = ", ".join(f"r.{column.strip()}" for column in _REVIEW_COLUMNS.split(","))
 
 
 def add_review_item(
@@ -134,13 +136,14 @@ def review_items(
     kinds: Sequence[str],
     state: str = "open",
     limit: int = 500,
-) -> list[dict[str, Any]]:
+) -> list[ReviewItemRow]:
     """Review items whose two memories are both visible in ``scopes``, oldest first."""
     marks = placeholders(scopes)
     return [
-        dict(row)
+        cast(ReviewItemRow, dict(row))
         for row in conn.execute(
-            f"SELECT r.* FROM review_items AS r JOIN nodes AS a ON a.id = r.node_id "
+            f"SELECT {_REVIEW_COLUMNS_OF_R} FROM review_items AS r "
+            f"JOIN nodes AS a ON a.id = r.node_id "
             f"JOIN nodes AS b ON b.id = r.other_id WHERE r.state = ? "
             f"AND r.kind IN ({placeholders(kinds)}) "
             f"AND a.scope IN ({marks}) AND b.scope IN ({marks}) "
@@ -211,11 +214,11 @@ def repoint_review_items(conn: Connection, old_id: str, new_id: str) -> None:
     )
 
 
-def review_item(conn: Connection, id_: str) -> dict[str, Any] | None:
+def review_item(conn: Connection, id_: str) -> ReviewItemRow | None:
     row = conn.execute(
         f"SELECT {_REVIEW_COLUMNS} FROM review_items WHERE id = ?", (id_,)
     ).fetchone()
-    return None if row is None else dict(row)
+    return None if row is None else cast(ReviewItemRow, dict(row))
 
 
 def decide_review_item(conn: Connection, id_: str, decision: str, at: str) -> None:

@@ -59,6 +59,34 @@ class TouchingEdgeRow(EdgeCore):
     other_recorded_at: str
 
 
+class ReviewItemRow(TypedDict):
+    """A decision waiting for the person (``dedup_rows``); ``flags`` is JSON text as stored."""
+
+    id: str
+    kind: str  # duplicate, label_conflict or revive_candidate
+    node_id: str
+    other_id: str
+    score: float | None
+    reason: str
+    flags: str
+    state: str  # open or resolved
+    decision: str | None
+    created_at: str
+    decided_at: str | None
+
+
+class TokenRow(TypedDict):
+    """A bearer token of the graph server as stored: its secret's hash, never the secret;
+    ``scopes`` is JSON text."""
+
+    id: str
+    name: str
+    secret_sha256: str
+    created_at: str
+    scopes: str
+    revoked_at: str | None
+
+
 class SourceRow(TypedDict):
     """A file the vault keeps track of (``source_rows``); ``warnings`` decoded from JSON."""
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from cairn.storage.connection import Connection
+from cairn.storage.rows import TokenRow
 
 _COLUMNS = "id, name, secret_sha256, created_at, scopes, revoked_at"
 
@@ -20,20 +21,20 @@ def insert(
     )
 
 
-def all_rows(conn: Connection) -> list[dict[str, Any]]:
+def all_rows(conn: Connection) -> list[TokenRow]:
     """Every token, revoked ones included, oldest first."""
     rows: Sequence[Any] = conn.execute(
         f"SELECT {_COLUMNS} FROM api_tokens ORDER BY created_at, id"
     ).fetchall()
-    return [dict(row) for row in rows]
+    return [cast(TokenRow, dict(row)) for row in rows]
 
 
-def live_rows(conn: Connection) -> list[dict[str, Any]]:
+def live_rows(conn: Connection) -> list[TokenRow]:
     """The tokens not revoked."""
     rows: Sequence[Any] = conn.execute(
         f"SELECT {_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL ORDER BY created_at, id"
     ).fetchall()
-    return [dict(row) for row in rows]
+    return [cast(TokenRow, dict(row)) for row in rows]
 
 
 def revoke(conn: Connection, token_id: str, at: str) -> str | None:
