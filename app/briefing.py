@@ -14,6 +14,7 @@ from cairn.app.errors import InvalidRequest
 from cairn.app.models import Briefing
 from cairn.app.packs import Pack
 from cairn.storage import dedup_rows, graph_rows
+from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 DUE_WITHIN_DAYS = 7
@@ -59,7 +60,7 @@ def briefing(vault: Vault, pack: Pack, scopes: list[str], today: str | None = No
     )
 
 
-def _brief(row: dict[str, Any]) -> dict[str, Any]:
+def _brief(row: NodeRow) -> dict[str, Any]:
     return {
         "id": row["id"],
         "type": row["type"],

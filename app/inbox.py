@@ -15,6 +15,7 @@ from cairn.app.models import InboxItem, WriteResult
 from cairn.app.writer import MAX_BODY, NewMemory, Writer
 from cairn.storage import records
 from cairn.storage.connection import Connection
+from cairn.storage.rows import InboxRow
 from cairn.storage.vault import Vault
 
 TITLE_CHARS = 80
@@ -102,6 +103,6 @@ def default_title(text: str) -> str:
     return first[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
-def _item(row: dict[str, object] | None) -> InboxItem:
+def _item(row: InboxRow | None) -> InboxItem:
     assert row is not None
-    return InboxItem(**row)  # type: ignore[arg-type]
+    return InboxItem(**row)

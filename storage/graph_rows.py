@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import EdgeRow, HeadRow, NodeRow, TouchingEdgeRow
+from cairn.storage.rows import DueRow, EdgeRow, HeadRow, NodeRow, TouchingEdgeRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
@@ -217,12 +217,12 @@ def node_count(conn: Connection) -> int:
 
 def due_before(
     conn: Connection, node_type: str, attr: str, until: str, scopes: Sequence[str], limit: int
-) -> list[dict[str, Any]]:
+) -> list[DueRow]:
     """Active nodes of ``node_type`` whose date attribute ``attr`` is on or before ``until``
     and that are not marked done (a ``done`` flag, or a done/dropped status), soonest first."""
     marks = placeholders(scopes)
     return [
-        dict(row)
+        cast(DueRow, dict(row))
         for row in conn.execute(
             f"SELECT {NODE_COLUMNS}, json_extract(attrs, '$.' || ?) AS due FROM nodes "
             f"WHERE type = ? AND status = 'active' AND scope IN ({marks}) "
@@ -237,12 +237,12 @@ def due_before(
 
 def recent(
     conn: Connection, types: Sequence[str], scopes: Sequence[str], limit: int
-) -> list[dict[str, Any]]:
+) -> list[NodeRow]:
     """The newest active nodes of ``types``."""
     if not types or not scopes:
         return []
     return [
-        dict(row)
+        cast(NodeRow, dict(row))
         for row in conn.execute(
             f"SELECT {NODE_COLUMNS} FROM nodes WHERE status = 'active' "
             f"AND type IN ({placeholders(types)}) AND scope IN ({placeholders(scopes)}) "

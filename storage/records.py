@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import InboxRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 # -- settings ---------------------------------------------------------------------------------
@@ -97,13 +98,11 @@ def add_inbox_item(conn: Connection, *, id_: str, text: str, scope: str, capture
     )
 
 
-def inbox_items(
-    conn: Connection, scopes: list[str], states: tuple[str, ...]
-) -> list[dict[str, Any]]:
+def inbox_items(conn: Connection, scopes: list[str], states: tuple[str, ...]) -> list[InboxRow]:
     scope_marks = placeholders(scopes)
     state_marks = placeholders(states)
     return [
-        dict(row)
+        cast(InboxRow, dict(row))
         for row in conn.execute(
             f"SELECT id, text, scope, captured_at, state, node_id, decided_at FROM inbox "
             f"WHERE scope IN ({scope_marks}) AND state IN ({state_marks}) "
@@ -113,14 +112,14 @@ def inbox_items(
     ]
 
 
-def inbox_item(conn: Connection, id_: str, scopes: list[str]) -> dict[str, Any] | None:
+def inbox_item(conn: Connection, id_: str, scopes: list[str]) -> InboxRow | None:
     marks = placeholders(scopes)
     row = conn.execute(
         f"SELECT id, text, scope, captured_at, state, node_id, decided_at FROM inbox "
         f"WHERE id = ? AND scope IN ({marks})",
         (id_, *scopes),
     ).fetchone()
-    return None if row is None else dict(row)
+    return None if row is None else cast(InboxRow, dict(row))
 
 
 def decide_inbox_item(

@@ -87,6 +87,18 @@ class TokenRow(TypedDict):
     revoked_at: str | None
 
 
+class InboxRow(TypedDict):
+    """A quick capture waiting in the inbox, or what became of it."""
+
+    id: str
+    text: str
+    scope: str
+    captured_at: str
+    state: str  # open, promoted or discarded
+    node_id: str | None
+    decided_at: str | None
+
+
 class SourceRow(TypedDict):
     """A file the vault keeps track of (``source_rows``); ``warnings`` decoded from JSON."""
 
@@ -115,3 +127,9 @@ class NodeRow(HeadRow):
     last_access: str | None
     access_count: int
     retention_label: str | None
+
+
+class DueRow(NodeRow):
+    """A node with a date attribute that falls due (``graph_rows.due_before``)."""
+
+    due: str
