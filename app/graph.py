@@ -42,7 +42,8 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
         edges = graph_rows.edges_touching(conn, list(rows), scopes, statuses=ALL_STATUSES)
         addenda: dict[str, list[dict[str, Any]]] = {}
         for a in dedup_rows.addenda_of(conn, list(rows)):
-            addenda.setdefault(a.pop("node_id"), []).append(a)
+            addendum: dict[str, Any] = {k: v for k, v in a.items() if k != "node_id"}
+            addenda.setdefault(a["node_id"], []).append(addendum)
         aliases = {node_id: dedup_rows.aliases_of(conn, node_id) for node_id in rows}
         hints = {node_id: feedback.enrich_hint(conn, node_id) for node_id in rows}
     by_node: dict[str, list[EdgeSummary]] = {node_id: [] for node_id in rows}

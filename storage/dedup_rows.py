@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import ReviewItemRow
+from cairn.storage.rows import AddendumRow, ReviewItemRow
 
 # -- addenda and merged ids -------------------------------------------------------------------
 
@@ -22,11 +22,11 @@ def add_addendum(
     )
 
 
-def addenda_of(conn: Connection, node_ids: Sequence[str]) -> list[dict[str, Any]]:
+def addenda_of(conn: Connection, node_ids: Sequence[str]) -> list[AddendumRow]:
     if not node_ids:
         return []
     return [
-        dict(row)
+        cast(AddendumRow, dict(row))
         for row in conn.execute(
             f"SELECT node_id, text, origin, source, recorded_at FROM addenda "
             f"WHERE node_id IN ({placeholders(node_ids)}) ORDER BY seq",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import DueRow, EdgeRow, HeadRow, NodeRow, TouchingEdgeRow
+from cairn.storage.rows import DueRow, EdgeRow, HeadRow, NodeRow, StubRow, TouchingEdgeRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
@@ -276,10 +276,10 @@ def newest(
 
 def stubs_by_degree(
     conn: Connection, scopes: Sequence[str], min_degree: int, limit: int
-) -> list[dict[str, Any]]:
+) -> list[StubRow]:
     """Stubs with at least ``min_degree`` edges, most linked first."""
     return [
-        dict(row)
+        cast(StubRow, dict(row))
         for row in conn.execute(
             f"SELECT * FROM (SELECT n.id, n.type, n.title, "
             f"(SELECT count(*) FROM edges WHERE src = n.id) + "

@@ -6,7 +6,7 @@ import json
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import InboxRow
+from cairn.storage.rows import InboxRow, ReceiptRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 # -- settings ---------------------------------------------------------------------------------
@@ -79,9 +79,9 @@ def receipt_count(conn: Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM receipts").fetchone()[0])
 
 
-def receipts(conn: Connection) -> list[dict[str, Any]]:
+def receipts(conn: Connection) -> list[ReceiptRow]:
     return [
-        dict(row)
+        cast(ReceiptRow, dict(row))
         for row in conn.execute(
             "SELECT seq, at, kind, counts, prev_hash, hash FROM receipts ORDER BY seq"
         )

@@ -99,6 +99,36 @@ class InboxRow(TypedDict):
     decided_at: str | None
 
 
+class AddendumRow(TypedDict):
+    """What a memory absorbed or had merged into it, kept beside its own text."""
+
+    node_id: str
+    text: str
+    origin: str  # absorbed or merged
+    source: str | None
+    recorded_at: str
+
+
+class ReceiptRow(TypedDict):
+    """One link of the hash chain; ``counts`` is JSON text as stored."""
+
+    seq: int
+    at: str
+    kind: str
+    counts: str
+    prev_hash: str
+    hash: str
+
+
+class StubRow(TypedDict):
+    """A stub (a name linked to but not yet described) and how many edges it has."""
+
+    id: str
+    type: str
+    title: str
+    degree: int
+
+
 class SourceRow(TypedDict):
     """A file the vault keeps track of (``source_rows``); ``warnings`` decoded from JSON."""
 

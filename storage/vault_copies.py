@@ -41,6 +41,7 @@ from cairn.storage.errors import (
     VaultError,
 )
 from cairn.storage.keys import VaultKey
+from cairn.storage.rows import ReceiptRow
 from cairn.storage.schema import check_not_newer
 from cairn.storage.vault import Vault, _salt_of_existing
 
@@ -104,7 +105,7 @@ def integrity_problems(conn: Connection) -> list[str]:
     return problems
 
 
-def contents(conn: Connection, path: Path) -> tuple[bool, list[dict[str, Any]]]:
+def contents(conn: Connection, path: Path) -> tuple[bool, list[ReceiptRow]]:
     """What a check reads in a copy: whether the sentinel is there, and the receipts. A file
     too damaged to read them raises ``VaultCorrupt``."""
     with connection.translated(path):
