@@ -41,6 +41,7 @@ from cairn.app.retention_rules import AdvisedClassifier, Advisor, Candidate, Cla
 from cairn.storage import records, retention_rows
 from cairn.storage.connection import Connection
 from cairn.storage.errors import VaultError
+from cairn.storage.rows import RetentionEntryRow
 from cairn.storage.vault import Vault
 
 GROWTH = 2.0
@@ -307,7 +308,7 @@ class Retention:
 
     def log(
         self, scopes: Sequence[str], *, node_id: str | None = None, limit: int = 100
-    ) -> list[dict[str, Any]]:
+    ) -> list[RetentionEntryRow]:
         if not 1 <= limit <= 10_000:
             raise InvalidRequest("limit must be between 1 and 10000.")
         with self._vault.read() as conn:

@@ -21,6 +21,7 @@ from cairn.app.packs import Pack
 from cairn.app.retention import PassReport, Proposal, Retention
 from cairn.app.tokens import Token
 from cairn.storage import fulltext, graph_rows, records, sentinel, vectors
+from cairn.storage.rows import RetentionEntryRow
 from cairn.storage.vault import Vault
 
 
@@ -191,7 +192,7 @@ class VaultUpkeep:
 
     def retention_log(
         self, *, scopes: Sequence[str], node_id: str | None = None, limit: int = 100
-    ) -> list[dict[str, Any]]:
+    ) -> list[RetentionEntryRow]:
         """What the supervisor and the person did, newest first."""
         return self._retention.log(self._scopes(scopes), node_id=node_id, limit=limit)
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import AddendumRow, ReviewItemRow
+from cairn.storage.rows import AddendumRow, DecisionRow, ReviewItemRow
 
 # -- addenda and merged ids -------------------------------------------------------------------
 
@@ -87,13 +87,11 @@ def log_decision(
     )
 
 
-def decisions(
-    conn: Connection, node_id: str | None = None, limit: int = 100
-) -> list[dict[str, Any]]:
+def decisions(conn: Connection, node_id: str | None = None, limit: int = 100) -> list[DecisionRow]:
     where = "WHERE node_id = ? OR candidate_id = ?" if node_id else ""
     params: tuple[Any, ...] = (node_id, node_id) if node_id else ()
     return [
-        dict(row) | {"flags": json.loads(row["flags"])}
+        cast(DecisionRow, dict(row) | {"flags": json.loads(row["flags"])})
         for row in conn.execute(
             f"SELECT at, node_id, candidate_id, outcome, score, jaccard, reason, flags "
             f"FROM dedup_log {where} ORDER BY seq DESC LIMIT ?",

@@ -7,7 +7,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
-from cairn.storage.rows import DueRow, EdgeRow, HeadRow, NodeRow, StubRow, TouchingEdgeRow
+from cairn.storage.rows import (
+    DueRow,
+    EdgeRow,
+    HeadRow,
+    NeighbourRow,
+    NodeRow,
+    StubRow,
+    TouchingEdgeRow,
+)
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 NODE_COLUMNS = (
@@ -301,7 +309,7 @@ def neighbours_by_layer(
     scopes: Sequence[str],
     statuses: Sequence[str],
     limit: int,
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[NeighbourRow]]:
     """For each of ``node_ids``, up to ``limit`` visible nodes joined to it by ``layer`` edges
     on each side, newest edges first. The limit holds per node and side, so a hub costs no more
     than any node; all in one statement, one round trip."""
@@ -321,9 +329,9 @@ def neighbours_by_layer(
                 f"AND n.status IN ({placeholders(statuses)}) ORDER BY e.seq DESC LIMIT {limit})"
             )
             params += [node_id, layer, *scopes, *statuses]
-    found: dict[str, list[dict[str, Any]]] = {node_id: [] for node_id in node_ids}
+    found: dict[str, list[NeighbourRow]] = {node_id: [] for node_id in node_ids}
     for row in conn.execute(" UNION ALL ".join(parts), params):
-        found[node_ids[row["position"]]].append(dict(row))
+        found[node_ids[row["position"]]].append(cast(NeighbourRow, dict(row)))
     for rows in found.values():
         rows.sort(key=lambda row: -row["edge_seq"])
         del rows[limit:]

@@ -11,9 +11,10 @@ of resolving a name stays flat as the vault grows:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import NameRow
 
 # How many candidates a lookup passes on to be compared in full: a name one slip away from
 # more entities than this is too common to tell apart by spelling anyway.
@@ -40,7 +41,7 @@ def replace(
     )
 
 
-def exact(conn: Connection, norms: Sequence[str], scopes: Sequence[str]) -> list[dict[str, Any]]:
+def exact(conn: Connection, norms: Sequence[str], scopes: Sequence[str]) -> list[NameRow]:
     """Entities in ``scopes`` carrying one of ``norms``: rows of node fields plus norm, kind."""
     if not norms or not scopes:
         return []
@@ -49,10 +50,10 @@ def exact(conn: Connection, norms: Sequence[str], scopes: Sequence[str]) -> list
 
 def _named(
     conn: Connection, column: str, keys: Sequence[Any], scopes: Sequence[str]
-) -> list[dict[str, Any]]:
+) -> list[NameRow]:
     """Name rows with their node's fields, where ``column`` is one of ``keys``."""
     return [
-        dict(row)
+        cast(NameRow, dict(row))
         for row in conn.execute(
             f"SELECT n.seq, n.id, n.type, n.title, n.status, n.scope, e.norm, e.kind "
             f"FROM entity_names AS e JOIN nodes AS n ON n.seq = e.node_seq "
@@ -81,11 +82,11 @@ def sharing_variants(conn: Connection, keys: Sequence[str], scopes: Sequence[str
 
 def names_of(
     conn: Connection, seqs: Sequence[int], scopes: Sequence[str]
-) -> dict[int, list[dict[str, Any]]]:
+) -> dict[int, list[NameRow]]:
     """Each entity's names with its node fields, for the visible ones among ``seqs``."""
     if not seqs or not scopes:
         return {}
-    found: dict[int, list[dict[str, Any]]] = {}
+    found: dict[int, list[NameRow]] = {}
     for row in _named(conn, "e.node_seq", seqs, scopes):
         found.setdefault(row["seq"], []).append(row)
     return found

@@ -5,9 +5,10 @@ The engine's own scope is never read here: its sentinel is not a memory to keep 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import RetentionEntryRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 KEEPING_COLUMNS = (
@@ -105,7 +106,7 @@ def last_actions(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, s
 
 def entries(
     conn: Connection, scopes: Sequence[str], *, node_id: str | None = None, limit: int = 100
-) -> list[dict[str, Any]]:
+) -> list[RetentionEntryRow]:
     """The newest decisions first, about memories in ``scopes`` (one memory's if named)."""
     node_filter = "AND l.node_id = ?" if node_id else ""
     rows = conn.execute(
@@ -114,4 +115,4 @@ def entries(
         f"WHERE n.scope IN ({placeholders(scopes)}) {node_filter} ORDER BY l.seq DESC LIMIT ?",
         (*scopes, *([node_id] if node_id else []), limit),
     ).fetchall()
-    return [dict(row) for row in rows]
+    return [cast(RetentionEntryRow, dict(row)) for row in rows]

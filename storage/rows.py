@@ -163,3 +163,71 @@ class DueRow(NodeRow):
     """A node with a date attribute that falls due (``graph_rows.due_before``)."""
 
     due: str
+
+
+class NameRow(TypedDict):
+    """An entity's name in the name index, with the node that carries it."""
+
+    seq: int
+    id: str
+    type: str
+    title: str
+    status: str
+    scope: str
+    norm: str
+    kind: str
+
+
+class EmbedRow(TypedDict):
+    """What embedding a node needs of it (``vectors.nodes_to_embed``)."""
+
+    seq: int
+    id: str
+    title: str
+    body: str
+    attrs: str
+    scope: str
+    status: str
+
+
+class SpaceRow(TypedDict):
+    name: str
+    dim: int
+    state: str  # building or ready
+    vectors: int
+
+
+class DecisionRow(TypedDict):
+    """One line of the dedup log; ``flags`` decoded from JSON."""
+
+    at: str
+    node_id: str | None
+    candidate_id: str | None
+    outcome: str
+    score: float | None
+    jaccard: float | None
+    reason: str
+    flags: list[str]
+
+
+class RetentionEntryRow(TypedDict):
+    """One line of the retention log, with the title and type of its memory."""
+
+    seq: int
+    at: str
+    node_id: str
+    title: str
+    type: str
+    action: str
+    label: str | None
+    actor: str
+    reason: str
+
+
+class NeighbourRow(TypedDict):
+    """A node reached over one edge of a layer (``graph_rows.neighbours_by_layer``)."""
+
+    position: int  # which of the asked nodes it neighbours
+    seq: int
+    id: str
+    edge_seq: int

@@ -13,12 +13,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from cairn.storage.connection import Connection, placeholders
+from cairn.storage.rows import EmbedRow, SpaceRow
 from cairn.storage.sentinel import ENGINE_SCOPE
 
 FloatMatrix = npt.NDArray[np.float32]
@@ -65,9 +66,9 @@ def drop_other_spaces(conn: Connection, keep: str) -> None:
     conn.execute("DELETE FROM embedding_spaces WHERE name <> ?", (keep,))
 
 
-def spaces(conn: Connection) -> list[dict[str, Any]]:
+def spaces(conn: Connection) -> list[SpaceRow]:
     return [
-        dict(row)
+        cast(SpaceRow, dict(row))
         for row in conn.execute(
             "SELECT s.name, s.dim, s.state, (SELECT count(*) FROM vectors AS v "
             "WHERE v.space = s.name) AS vectors FROM embedding_spaces AS s ORDER BY s.name"
@@ -110,10 +111,10 @@ def mark_all_spaces_incomplete(conn: Connection) -> None:
     conn.execute("UPDATE embedding_spaces SET state = 'building' WHERE state <> 'building'")
 
 
-def nodes_to_embed(conn: Connection, seqs: Sequence[int]) -> list[dict[str, Any]]:
+def nodes_to_embed(conn: Connection, seqs: Sequence[int]) -> list[EmbedRow]:
     marks = placeholders(seqs)
     return [
-        dict(row)
+        cast(EmbedRow, dict(row))
         for row in conn.execute(
             f"SELECT seq, id, title, body, attrs, scope, status FROM nodes WHERE seq IN ({marks}) "
             "ORDER BY seq",

@@ -20,6 +20,7 @@ from typing import Any
 
 from cairn.storage import names as name_index
 from cairn.storage.connection import Connection
+from cairn.storage.rows import NameRow
 
 # Hyphens, underscores and any run of spaces are one separator: "Jean-Luc", "jean_luc" and
 # "Jean  Luc" are the same name.
@@ -185,7 +186,7 @@ def lookup(
     return sorted(found.values(), key=lambda m: (order[m.reason], -m.score, -m.seq))
 
 
-def _keep(found: dict[int, NameMatch], row: dict[str, Any], score: float, reason: str) -> None:
+def _keep(found: dict[int, NameMatch], row: NameRow, score: float, reason: str) -> None:
     current = found.get(row["seq"])
     if current is None or score > current.score:
         found[row["seq"]] = NameMatch(
