@@ -18,7 +18,7 @@ from cairn.app.errors import InvalidRequest
 from cairn.app.packs import Pack
 from cairn.app.retention import Retention, candidate_of
 from cairn.app.text import searchable_text
-from cairn.storage import dedup_rows, fulltext, graph_rows, names, records
+from cairn.storage import dedup_rows, fulltext, graph_rows, name_index, records
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
@@ -126,7 +126,7 @@ class NodeStore:
         attrs = json.loads(row["attrs"])
         aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
         entries, grams = resolver.index_entries(row["title"], aliases)
-        names.replace(conn, row["seq"], row["scope"], entries, grams)
+        name_index.replace(conn, row["seq"], row["scope"], entries, grams)
 
     def reindex_text(self, conn: Connection, row: NodeRow) -> str:
         """Refresh a node's full-text entry (its text or addenda changed); returns the text."""

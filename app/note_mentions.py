@@ -20,7 +20,7 @@ from typing import Any
 
 from cairn.app import mentions
 from cairn.app.packs import Pack
-from cairn.storage import graph_rows, names
+from cairn.storage import graph_rows, name_index
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
 
@@ -53,7 +53,7 @@ class NoteMentions:
         scope = row["scope"]
         matcher = self._matchers.get(scope)
         if matcher is None:
-            matcher = mentions.MentionMatcher(names.mentionable(conn, [scope]))
+            matcher = mentions.MentionMatcher(name_index.mentionable(conn, [scope]))
             self._matchers[scope] = matcher
         # A #tag is the tag-anchoring setting's to link or not, never a mention.
         words = _TAG.sub(" ", text)

@@ -33,8 +33,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from cairn.app import retention_rules
-from cairn.app import settings as memory_settings
+from cairn.app import memory_settings, retention_rules
 from cairn.app.clock import now_iso
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.retention_rules import AdvisedClassifier, Advisor, Candidate, Classifier, Verdict

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from cairn.app import fusion
-from cairn.app import settings as memory_settings
+from cairn.app import fusion, memory_settings
 from cairn.app.clock import utc_stamp
 from cairn.app.dedup.statements import occasions
 from cairn.app.embedding_space import EmbeddingSpace

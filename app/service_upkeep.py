@@ -11,8 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.app import backups, receipts, tokens
-from cairn.app import settings as memory_settings
+from cairn.app import backups, memory_settings, receipts, tokens
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope

@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cairn.app import receipts
-from cairn.app import settings as memory_settings
+from cairn.app import memory_settings, receipts
 from cairn.app.clock import new_id, now_iso, utc_stamp
 from cairn.app.dedup import feedback, gate, resolver
 from cairn.app.embedding_space import EmbeddingSpace

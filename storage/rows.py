@@ -18,13 +18,18 @@ class Validity(TypedDict):
     recorded_at: str
 
 
-class HeadRow(Validity):
+class NodeIdentity(TypedDict):
+    """What names a node and where it stands: shared by every row that carries one."""
+
     seq: int
     id: str
     type: str
     title: str
     status: str
     scope: str
+
+
+class HeadRow(NodeIdentity, Validity):
     source: str | None
     updated_at: str
 
@@ -165,15 +170,9 @@ class DueRow(NodeRow):
     due: str
 
 
-class NameRow(TypedDict):
+class NameRow(NodeIdentity):
     """An entity's name in the name index, with the node that carries it."""
 
-    seq: int
-    id: str
-    type: str
-    title: str
-    status: str
-    scope: str
     norm: str
     kind: str
 

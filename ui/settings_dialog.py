@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.errors import InvalidRequest
+from cairn.app.memory_settings import SETTINGS
 from cairn.app.service import MemoryService
-from cairn.app.settings import SETTINGS
 from cairn.ui import saved_passphrase
 from cairn.ui.notify import NoticeLabel
 from cairn.ui.owned_calls import call_in_worker

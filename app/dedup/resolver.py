@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cairn.storage import names as name_index
+from cairn.storage import name_index
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NameRow
 

@@ -26,8 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.app import mentions, receipts
-from cairn.app import settings as memory_settings
+from cairn.app import memory_settings, mentions, receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
@@ -49,7 +48,7 @@ from cairn.app.writer import Writer
 from cairn.ingest.chunking import chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
-from cairn.storage import names, source_rows
+from cairn.storage import name_index, source_rows
 from cairn.storage.connection import Connection
 from cairn.storage.errors import RowRejected
 from cairn.storage.vault import Vault
@@ -213,7 +212,7 @@ class _Run:
         if self._store.matcher is None:
             with self._in._vault.read() as conn:
                 self._store.matcher = mentions.MentionMatcher(
-                    names.mentionable(conn, [self._scope])
+                    name_index.mentionable(conn, [self._scope])
                 )
         passages = chunk(document.segments)
         title = records.document_title(document.title, Path(planned.source))

@@ -19,8 +19,8 @@ import pytest
 from cairn.app import compose
 from cairn.app.cli.main import main
 from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.memory_settings import SETTINGS
 from cairn.app.service import MemoryService
-from cairn.app.settings import SETTINGS
 from tests.conftest import PASSPHRASE
 
 ALL = ["personal"]

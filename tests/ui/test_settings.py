@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox
 
 from cairn.app import compose
 from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.memory_settings import SETTINGS
 from cairn.app.server.http_server import DEFAULT_PORT
-from cairn.app.settings import SETTINGS
 from cairn.ui import saved_passphrase
 from cairn.ui.preferences import Preferences
 from cairn.ui.session import Session
