@@ -28,7 +28,7 @@ from cairn.app.dedup.statements import occasions
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
-from cairn.storage import dedup_rows, fulltext, graph_rows
+from cairn.storage import dedup_rows, fulltext, graph_rows, source_rows
 from cairn.storage.connection import Connection
 from cairn.storage.rows import HeadRow, Validity
 from cairn.storage.vault import Vault
@@ -226,21 +226,26 @@ def _context(
     missing = {n for pair in around.values() for n in pair if n is not None and n not in rows}
     for row in graph_rows.heads_by_seqs(conn, list(missing), scopes):
         rows[row["seq"]] = row
-    groups = {seq: group for seq in seqs if (group := _group(rows[seq])) is not None}
+    # A source is a document only when it names a file the vault read: "cli", "inbox" and
+    # the like name how unrelated notes arrived, not a text they are parts of.
+    files = source_rows.known(conn, (row["source"] for row in rows.values() if row["source"]))
+    groups = {seq: group for seq in seqs if (group := _group(rows[seq], files)) is not None}
     context: dict[int, list[int]] = {}
     for seq, pair in around.items():
         if seq not in groups:
             continue
-        sides = [n for n in pair if n is not None and n in rows and _group(rows[n]) == groups[seq]]
+        sides = [
+            n for n in pair if n is not None and n in rows and _group(rows[n], files) == groups[seq]
+        ]
         if sides:
             context[seq] = sides
     return context, groups
 
 
-def _group(row: HeadRow) -> tuple[str, Any] | None:
-    """The document (same source) or the dated session (same occasion in the title) a memory
-    belongs to, within its scope; None for a memory in neither."""
-    if row["source"]:
+def _group(row: HeadRow, files: set[str]) -> tuple[str, Any] | None:
+    """The document (same source file) or the dated session (same occasion in the title) a
+    memory belongs to, within its scope; None for a memory in neither."""
+    if row["source"] in files:
         return (row["scope"], row["source"])
     occasion = _title_occasion(row["title"])
     return (row["scope"], occasion) if occasion else None

@@ -55,6 +55,19 @@ def by_paths(conn: Connection, paths: Sequence[str]) -> dict[str, SourceRow]:
     return found
 
 
+def known(conn: Connection, paths: Iterable[str]) -> set[str]:
+    """Which of ``paths`` name a file the vault keeps track of."""
+    wanted = sorted(set(paths))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = conn.execute(
+            f"SELECT path FROM sources WHERE path IN ({placeholders(chunk)})", chunk
+        )
+        found.update(row[0] for row in rows)
+    return found
+
+
 def ingested_with_hash(conn: Connection, sha256: str, scope: str) -> SourceRow | None:
     """A file ``scope`` already keeps with these exact bytes (a copy, or a file that moved)."""
     found = conn.execute(
