@@ -28,7 +28,7 @@ Verb = Callable[..., argparse.ArgumentParser]
 IN_MEMORY_FOLDERS = ("XDG_RUNTIME_DIR", "/dev/shm")  # noqa: S108 (a tmpfs, chosen on purpose)
 HEADER = (
     "# The first line is the title; the text starts after the blank line below it.\n"
-    "# Lines starting with # at the top are not kept. Save and quit to store a new version;\n"
+    "# These three lines are not kept. Save and quit to store a new version;\n"
     "# leave it unchanged (or empty) to change nothing.\n"
 )
 
@@ -90,10 +90,12 @@ def _from_editor(old: Node) -> tuple[str, str]:
 
 
 def parse_edited(text: str, old: Node) -> tuple[str, str]:
-    """The title (first line after the comment lines at the top) and the text (after the
-    blank line that follows it). An empty file keeps the memory as it was."""
+    """The title (the first line after the header Cairn wrote) and the text (after the blank
+    line that follows it). An empty file keeps the memory as it was. Only the header's own
+    lines are dropped: a title that starts with # (a Markdown heading) is kept."""
     lines = text.splitlines()
-    while lines and lines[0].startswith("#"):
+    header = HEADER.splitlines()
+    while lines and lines[0] in header:
         lines.pop(0)
     if not "".join(lines).strip():
         return old.title, old.body

@@ -93,8 +93,8 @@ def test_cairn_edit_hands_the_editor_a_file_kept_in_memory(
             path = sys.argv[1]
             mode = stat.S_IMODE(os.stat(path).st_mode)
             open({str(seen)!r}, "w").write(path + " " + oct(mode) + "\\n" + open(path).read())
-            edited = "# a comment\\nWifi at the cabin\\n\\n"
-            open(path, "w").write(edited + "Network cabin-5g, key on the hook.")
+            text = open(path).read()  # as a person edits: the header stays, one word changes
+            open(path, "w").write(text.replace("in the drawer", "on the hook"))
             """
         )
     )
@@ -128,7 +128,9 @@ def test_cairn_edit_without_a_folder_in_memory_asks_for_standard_input(
 def test_the_edited_file_reads_as_title_then_text(service: MemoryService) -> None:
     old = service.write("Note", "Title", "Body").node
     assert old is not None
-    assert edit.parse_edited("# header\nTitle\n\nBody", old) == ("Title", "Body")
+    assert edit.parse_edited(f"{edit.HEADER}Title\n\nBody", old) == ("Title", "Body")
+    # A title that is a Markdown heading stays one: only Cairn's own header is dropped.
+    assert edit.parse_edited(f"{edit.HEADER}# Kiln\n\nCone 6", old) == ("# Kiln", "Cone 6")
     assert edit.parse_edited("", old) == ("Title", "Body")  # emptied: nothing changes
     assert edit.parse_edited("New title\n\nLine one\nLine two", old) == (
         "New title",
