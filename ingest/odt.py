@@ -1,0 +1,152 @@
+"""OpenDocument text (.odt, LibreOffice and others) with the standard library: a zip of XML parts.
+
+Read from ``content.xml``: headings (``text:h`` with their outline level give the heading
+path), paragraphs, list items (marked "- "), tables row by row ("cell | cell"), sections and
+text frames; footnotes and endnotes, and comments, are kept under their own heading after the
+body. Tables of contents and indexes repeat the text and are skipped, as is deleted (tracked)
+text. ``meta.xml`` gives the title, author and language.
+
+The zip and its XML are read within ``zip_parts``' bounds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from xml.etree import ElementTree
+
+from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.zip_parts import Package, attr, local
+
+MEDIA_TYPE = "application/vnd.oasis.opendocument.text"
+# Elements that repeat the body (generated indexes) or hold what is not text to read.
+SKIPPED = frozenset(
+    {"table-of-content", "alphabetical-index", "illustration-index", "table-index",
+     "object-index", "user-index", "bibliography", "tracked-changes", "sequence-decls",
+     "variable-decls", "user-field-decls", "forms", "annotation-end"}
+)  # fmt: skip
+# meta.xml's elements and the metadata keys they give; the first found of each key is kept.
+_META_KEYS = {
+    "title": "title",
+    "initial-creator": "author",
+    "creator": "author",
+    "language": "language",
+}
+_SPACES = re.compile(r"[ \u00a0]{2,}")
+
+
+@dataclass
+class _Notes:
+    footnotes: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+
+
+def extract(data: bytes, name: str) -> ExtractedDocument:
+    with Package(
+        data, name, "OpenDocument text", "open it in LibreOffice and save it again"
+    ) as package:
+        manifest = package.read("META-INF/manifest.xml") or b""
+        if b"encryption-data" in manifest:
+            raise ExtractionError(
+                f"{name} is protected by a password. Open it, save a copy without the password, "
+                "and add that."
+            )
+        content = package.xml("content.xml")
+        if content is None:
+            raise ExtractionError(f"{name} has no content.xml: it is not an OpenDocument text.")
+        meta = package.xml("meta.xml")
+    notes = _Notes()
+    text = next((el for el in content.iter() if local(el.tag) == "text"), None)
+    segments = list(_blocks(text, [], notes)) if text is not None else []
+    segments += [Segment(note, Locator(heading=("Footnotes",))) for note in notes.footnotes]
+    segments += [Segment(note, Locator(heading=("Comments",))) for note in notes.comments]
+    metadata = _metadata(meta)
+    first_heading = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
+    title = str(metadata.pop("title", "")) or first_heading or PurePath(name).stem
+    return ExtractedDocument(
+        title=title, media_type=MEDIA_TYPE, segments=tuple(segments), metadata=metadata
+    )
+
+
+def _blocks(
+    container: ElementTree.Element, path: list[tuple[int, str]], notes: _Notes, bullet: str = ""
+) -> Iterator[Segment]:
+    """The segments of a container's block elements in reading order; ``path`` is the heading
+    path so far (updated as headings are met)."""
+    for element in container:
+        tag = local(element.tag)
+        if tag in SKIPPED:
+            continue
+        if tag == "h":
+            heading = _inline(element, notes)
+            if not heading:
+                continue
+            level = int(attr(element, "outline-level") or "1")
+            path[:] = [(lvl, h) for lvl, h in path if lvl < level] + [(level, heading)]
+            yield Segment(heading, Locator(heading=tuple(h for _, h in path)))
+        elif tag == "p":
+            text = _inline(element, notes)
+            if text:
+                yield Segment(bullet + text, Locator(heading=tuple(h for _, h in path)))
+        elif tag in ("list", "list-item", "list-header"):
+            yield from _blocks(element, path, notes, "- ")
+        elif tag == "table":
+            rows = [_row(row, notes) for row in element.iter() if local(row.tag) == "table-row"]
+            text = "\n".join(row for row in rows if row.strip(" |"))
+            if text:
+                yield Segment(text, Locator(heading=tuple(h for _, h in path)))
+        else:  # sections, text boxes and other containers: their blocks, in order
+            yield from _blocks(element, path, notes, bullet)
+
+
+def _row(row: ElementTree.Element, notes: _Notes) -> str:
+    cells = []
+    for cell in row:
+        if local(cell.tag) == "table-cell":
+            parts = [_inline(p, notes) for p in cell.iter() if local(p.tag) in ("p", "h")]
+            cells.append(" ".join(part for part in parts if part))
+    return " | ".join(cells)
+
+
+def _inline(paragraph: ElementTree.Element, notes: _Notes) -> str:
+    """A paragraph's text: spans and links opened, ``text:s`` spaces counted, tabs and line
+    breaks kept; a footnote's or comment's text goes to ``notes`` instead."""
+    out: list[str] = [paragraph.text or ""]
+    for child in paragraph:
+        tag = local(child.tag)
+        if tag == "s":
+            out.append(" " * int(attr(child, "c") or "1"))
+        elif tag == "tab":
+            out.append("\t")
+        elif tag == "line-break":
+            out.append("\n")
+        elif tag == "note":
+            body = next((el for el in child if local(el.tag) == "note-body"), None)
+            if body is not None:
+                text = " ".join(s.text for s in _blocks(body, [], notes))
+                if text:
+                    notes.footnotes.append(text)
+        elif tag == "annotation":
+            text = " ".join(_inline(p, notes) for p in child if local(p.tag) == "p").strip()
+            if text:
+                notes.comments.append(text)
+        elif tag not in SKIPPED:
+            if tag in ("frame", "text-box", "p", "h"):  # a text box's paragraphs
+                out.append(" ")
+            out.append(_inline(child, notes))
+        out.append(child.tail or "")
+    return _SPACES.sub(" ", "".join(out)).strip()
+
+
+def _metadata(meta: ElementTree.Element | None) -> dict[str, str]:
+    found: dict[str, str] = {}
+    if meta is None:
+        return found
+    for element in meta.iter():
+        value = (element.text or "").strip()
+        key = _META_KEYS.get(local(element.tag))
+        if key and value and key not in found:
+            found[key] = value
+    return found

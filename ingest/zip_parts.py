@@ -1,0 +1,109 @@
+"""Reading the parts of a zip-packaged document (EPUB, OpenDocument) within bounds.
+
+A zip can claim any size and a part any length: the archive is refused when its directory
+claims more than ``MAX_TOTAL_BYTES`` of markup unpacked, and each part is read only up to
+``MAX_PART_BYTES`` (whatever the directory says), so a zip bomb fails its file with a message
+instead of filling memory. XML is parsed with defusedxml: no entity declarations (the "billion
+laughs"), no external references.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from xml.etree import ElementTree
+
+from defusedxml import ElementTree as SafeElementTree
+from defusedxml.common import DefusedXmlException
+
+from cairn.ingest.document import ExtractionError
+
+MAX_PART_BYTES = 64 * 1024 * 1024
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
+# The parts that are read: markup. Pictures, fonts and sounds (a large share of an illustrated
+# book) are never unpacked, so they do not count towards the total.
+MARKUP_SUFFIXES = (".xml", ".xhtml", ".html", ".htm", ".opf", ".ncx")
+
+
+def local(tag: str) -> str:
+    """An XML name without its namespace: ``{urn:...}p`` is ``p``."""
+    return tag.rsplit("}", 1)[-1]
+
+
+def attr(element: ElementTree.Element, name: str) -> str | None:
+    """An attribute by its local name, whatever its namespace."""
+    for key, value in element.attrib.items():
+        if local(key) == name:
+            return value
+    return None
+
+
+class Package:
+    """An open zip whose parts are read as bytes or XML; ``what`` names the kind of document
+    in messages ("an EPUB book")."""
+
+    def __init__(self, data: bytes, name: str, what: str, fix: str) -> None:
+        self.name = name
+        self.what = what
+        try:
+            self._zip = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, OSError, ValueError):
+            raise ExtractionError(
+                f"{name} is not a readable {what} (it may be damaged: {fix})."
+            ) from None
+        claimed = sum(
+            info.file_size
+            for info in self._zip.infolist()
+            if info.filename.lower().endswith(MARKUP_SUFFIXES)
+        )
+        if claimed > MAX_TOTAL_BYTES:
+            self._zip.close()
+            raise ExtractionError(
+                f"{name} would unpack to {claimed / 2**20:,.0f} MB, more than a document holds: "
+                "it is damaged or built to fill the memory, and was not opened."
+            )
+
+    def __enter__(self) -> Package:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._zip.close()
+
+    def names(self) -> list[str]:
+        return self._zip.namelist()
+
+    def read(self, part: str) -> bytes | None:
+        """A part's bytes, or None when the package has no such part."""
+        try:
+            info = self._zip.getinfo(part)
+        except KeyError:
+            return None
+        too_large = ExtractionError(
+            f"{self.name}: its part {part} is too large to be a document's text."
+        )
+        if info.file_size > MAX_PART_BYTES:
+            raise too_large
+        try:
+            with self._zip.open(info) as stream:
+                raw = stream.read(MAX_PART_BYTES + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+            raise ExtractionError(f"{self.name} is damaged ({part}: {exc}).") from None
+        if len(raw) > MAX_PART_BYTES:  # the size in the zip's directory was a lie
+            raise too_large
+        return raw
+
+    def xml(self, part: str) -> ElementTree.Element | None:
+        """A part parsed as XML, or None when the package has no such part."""
+        raw = self.read(part)
+        if raw is None:
+            return None
+        try:
+            root: ElementTree.Element = SafeElementTree.fromstring(raw)
+        except ElementTree.ParseError as exc:
+            raise ExtractionError(f"{self.name} is damaged ({part}: {exc}).") from None
+        except DefusedXmlException:
+            raise ExtractionError(
+                f"{self.name}: its part {part} declares XML entities, which {self.what} "
+                "never needs; it was not opened."
+            ) from None
+        return root

@@ -1,0 +1,165 @@
+"""EPUB books and OpenDocument texts: chapters and headings located, metadata read, and damaged,
+encrypted or hostile archives failing alone with a message."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from cairn.ingest import epub, odt, zip_parts
+from cairn.ingest.document import ExtractionError
+from tests.ingest import kept_files as kept
+
+CHAPTERS = [
+    ("Arrival", "<h1>Arrival</h1><p>The keeper rowed out to the rock at dawn.</p>"),
+    ("The Storm", "<h2>Night</h2><p>Waves broke over the lamp room.</p><p>The glass held.</p>"),
+]
+
+
+@pytest.mark.parametrize("epub3", [True, False], ids=["epub3-nav", "epub2-ncx"])
+def test_a_book_is_read_chapter_by_chapter_under_its_contents_names(epub3: bool) -> None:
+    book = epub.extract(kept.epub_bytes("The Lighthouse", CHAPTERS, epub3=epub3), "book.epub")
+    assert book.title == "The Lighthouse"
+    assert book.media_type == "application/epub+zip"
+    assert book.metadata == {"author": "Ann Author", "language": "en"}
+    assert [(s.text, s.locator.heading) for s in book.segments] == [
+        ("Arrival", ("Arrival",)),  # the chapter's own heading is its contents name: not twice
+        ("The keeper rowed out to the rock at dawn.", ("Arrival",)),
+        ("Night", ("The Storm", "Night")),
+        ("Waves broke over the lamp room.", ("The Storm", "Night")),
+        ("The glass held.", ("The Storm", "Night")),
+    ]
+    assert not book.warnings
+    # The navigation page is the table of contents, not a chapter: its entries are not text.
+    assert "Arrival" not in [s.text for s in book.segments[1:]]
+
+
+def test_a_book_with_drm_says_so() -> None:
+    data = kept.epub_bytes("Locked", CHAPTERS, encrypted=True)
+    with pytest.raises(ExtractionError, match="DRM"):
+        epub.extract(data, "locked.epub")
+
+
+def test_a_missing_chapter_is_a_warning_and_the_rest_is_read() -> None:
+    data = kept.epub_bytes("Torn", CHAPTERS)
+    source = zipfile.ZipFile(io.BytesIO(data))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as torn:
+        for info in source.infolist():
+            if not info.filename.endswith("chapter1.xhtml"):
+                torn.writestr(info, source.read(info))
+    book = epub.extract(buffer.getvalue(), "torn.epub")
+    assert [s.text for s in book.segments][-1] == "The glass held."
+    assert book.warnings and "chapter 1" in book.warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "not a readable EPUB"),
+        (b"PK\x03\x04 this is no zip at all", "not a readable EPUB"),
+        (kept.odt_bytes("<text:p>x</text:p>"), "no package file"),
+    ],
+    ids=["empty", "not-a-zip", "no-container"],
+)
+def test_what_is_not_a_book_fails_with_a_message(data: bytes, message: str) -> None:
+    with pytest.raises(ExtractionError, match=message):
+        epub.extract(data, "odd.epub")
+
+
+ODT_BODY = (
+    '<text:h text:outline-level="1">Garden plans</text:h>'
+    '<text:p>Buy <text:span>seeds</text:span> at the<text:s text:c="2"/>market.'
+    "<text:note><text:note-body><text:p>The one by the river.</text:p></text:note-body>"
+    "</text:note></text:p>"
+    '<text:h text:outline-level="2">Beds</text:h>'
+    "<text:list><text:list-item><text:p>Tomatoes</text:p></text:list-item>"
+    "<text:list-item><text:p>Beans</text:p></text:list-item></text:list>"
+    "<table:table><table:table-row><table:table-cell><text:p>Bed</text:p></table:table-cell>"
+    "<table:table-cell><text:p>Crop</text:p></table:table-cell></table:table-row>"
+    "<table:table-row><table:table-cell><text:p>North</text:p></table:table-cell>"
+    "<table:table-cell><text:p>Kale</text:p></table:table-cell></table:table-row></table:table>"
+    "<text:table-of-content><text:index-body><text:p>Garden plans 1</text:p></text:index-body>"
+    "</text:table-of-content>"
+    "<text:p>Water daily<office:annotation><text:p>Not in rain.</text:p></office:annotation>"
+    "</text:p>"
+)
+
+
+def test_an_odt_gives_headings_lists_tables_notes_and_metadata() -> None:
+    doc = odt.extract(kept.odt_bytes(ODT_BODY, title="Allotment"), "garden.odt")
+    assert doc.title == "Allotment"
+    assert doc.media_type == "application/vnd.oasis.opendocument.text"
+    assert doc.metadata == {"author": "Olga Writer", "language": "en-GB"}
+    assert [(s.text, s.locator.heading) for s in doc.segments] == [
+        ("Garden plans", ("Garden plans",)),
+        ("Buy seeds at the market.", ("Garden plans",)),
+        ("Beds", ("Garden plans", "Beds")),
+        ("- Tomatoes", ("Garden plans", "Beds")),
+        ("- Beans", ("Garden plans", "Beds")),
+        ("Bed | Crop\nNorth | Kale", ("Garden plans", "Beds")),
+        ("Water daily", ("Garden plans", "Beds")),
+        ("The one by the river.", ("Footnotes",)),
+        ("Not in rain.", ("Comments",)),
+    ]
+
+
+def test_an_odt_without_a_title_is_titled_by_its_first_heading() -> None:
+    assert odt.extract(kept.odt_bytes(ODT_BODY), "garden.odt").title == "Garden plans"
+    plain = odt.extract(kept.odt_bytes("<text:p>Just words.</text:p>"), "memo.odt")
+    assert plain.title == "memo"
+
+
+def test_a_libreoffice_file_is_read(corpus: Path) -> None:
+    path = corpus / "05_documents/py-pdf_sample-files/002-trivial-libre-office-writer/source.odt"
+    doc = odt.extract(path.read_bytes(), path.name)
+    assert doc.segments[0].text.startswith("Lorem ipsum dolor sit amet")
+    assert doc.title == "source"
+
+
+def test_a_password_protected_odt_says_so() -> None:
+    with pytest.raises(ExtractionError, match="password"):
+        odt.extract(kept.odt_bytes("<text:p>x</text:p>", encrypted=True), "secret.odt")
+
+
+def _zip(parts: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "not a readable OpenDocument"),
+        (b"\x00" * 100, "not a readable OpenDocument"),
+        (_zip({"mimetype": b"x"}), "no content.xml"),
+        (_zip({"content.xml": b"<office:document-content><unclosed>"}), "damaged"),
+        (
+            _zip(
+                {"content.xml": b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>'}
+            ),
+            "declares XML entities",
+        ),
+    ],
+    ids=["empty", "binary", "no-content", "broken-xml", "entities"],
+)
+def test_a_damaged_odt_fails_with_a_message(data: bytes, message: str) -> None:
+    with pytest.raises(ExtractionError, match=message):
+        odt.extract(data, "bad.odt")
+
+
+def test_a_zip_bomb_is_refused_before_it_is_unpacked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part that unpacks past the limit, whatever the zip's directory claims about it."""
+    monkeypatch.setattr(zip_parts, "MAX_PART_BYTES", 1 << 20)
+    bomb = _zip({"content.xml": b"<a>" + b" " * (4 << 20) + b"</a>"})
+    with pytest.raises(ExtractionError, match="too large"):
+        odt.extract(bomb, "bomb.odt")
+    monkeypatch.setattr(zip_parts, "MAX_TOTAL_BYTES", 2 << 20)
+    with pytest.raises(ExtractionError, match="would unpack to"):
+        epub.extract(bomb, "bomb.epub")
