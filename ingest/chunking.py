@@ -116,5 +116,6 @@ def _passage(group: list[Segment], ordinal: int) -> Passage:
         heading=first.heading,
         line_start=first.line_start,
         line_end=last.line_end if last.line_end is not None else first.line_end,
+        message=first.message,
     )
     return Passage("\n".join(segment.text for segment in group), locator, ordinal)

@@ -4,7 +4,12 @@ An ``ExtractedDocument`` holds the file's metadata and its text as ``Segment``s,
 ``Locator`` saying where in the file it sits (page, time range, heading path, line range), so a
 passage found later can be opened at its place. Links and tags the file states explicitly
 (``[[wikilinks]]``, ``#tags``, front matter aliases) travel as intents; the app decides what
-they connect to.
+they connect to. So do the people a file names as its participants (a chat's speakers).
+
+A file that holds several documents (a mailbox of messages, a chat export of conversations)
+is one ``ExtractedDocument`` for the file with the documents inside it as ``parts``: the app
+keeps the file as one source (re-read only when its bytes change) and each part as a Document
+of its own.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ class Locator:
     heading: tuple[str, ...] = ()  # the headings above the text, outermost first
     line_start: int | None = None  # 1-based, inclusive
     line_end: int | None = None
+    message: int | None = None  # 1-based: the message's place in its mailbox or conversation
 
     def as_dict(self) -> dict[str, Any]:
         """Only what is set: a locator is stored with each passage."""
@@ -51,6 +57,8 @@ class ExtractedDocument:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()  # other names of the document itself (alias::, aliases:)
     warnings: tuple[str, ...] = ()  # what was read only in part, and why
+    people: tuple[str, ...] = ()  # the people taking part, by name (a chat's speakers)
+    parts: tuple[ExtractedDocument, ...] = ()  # documents inside this file, each kept as one
 
     @property
     def text(self) -> str:

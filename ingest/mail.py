@@ -1,0 +1,275 @@
+"""E-mail: one message (``.eml``) or a mailbox of them (``.mbox``), with the standard library.
+
+A message becomes a document titled by its subject, with its sender, recipients (To and Cc),
+date and subject as metadata. Its first segment repeats those headers (so a search for "mail
+from Ada about the lease" finds it), then its text: the plain-text body, or the HTML one read
+by ``ingest.html`` when there is no plain text. Attachments are handed to ``read_attachment``
+(the app's extractors for the kinds it reads; None for a kind it skips) and their text kept
+under the attachment's name; a forwarded message attached whole is read as a message. What an
+attachment could not give is a warning, never the message's failure.
+
+A mailbox (mbox: messages each starting with a ``From`` line, ``>From`` in a body unescaped)
+is split in memory one message at a time, never all parsed at once; each message is a part of
+the mailbox's document, located by its number. A message that cannot be parsed is left out
+with a warning; the others are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from email import policy
+from email.message import EmailMessage, Message, MIMEPart
+from email.parser import BytesParser
+from email.utils import getaddresses, parsedate_to_datetime
+from pathlib import PurePath
+
+from cairn.ingest import html
+from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+
+MESSAGE_TYPE = "message/rfc822"
+MBOX_TYPE = "application/mbox"
+MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
+MAX_NESTING = 3  # a forwarded message inside a forwarded message inside ...
+_HEADERS = ("From", "To", "Cc", "Date", "Subject")
+_MBOX_START = re.compile(rb"^From |\nFrom ")
+_ESCAPED_FROM = re.compile(rb"(?m)^>(>*From )")
+_PARAGRAPHS = re.compile(r"\n\s*\n")
+
+# bytes and a file name -> the attachment's document; None when its kind is not read.
+ReadAttachment = Callable[[bytes, str], ExtractedDocument | None]
+
+
+def extract_message(
+    data: bytes, name: str, read_attachment: ReadAttachment | None = None
+) -> ExtractedDocument:
+    """One ``.eml`` file."""
+    if not data.strip():
+        raise ExtractionError(f"{name} is empty: there is nothing to keep.")
+    try:
+        message = _parse(data)
+        if not any(_header(message, header) for header in _HEADERS):
+            raise ExtractionError(
+                f"{name} is not an e-mail message (it has no From, To, Date or Subject header). "
+                "Save the message again from your mail program (File › Save as)."
+            )
+        return _message_document(message, name, read_attachment, None)
+    except ExtractionError:
+        raise
+    except Exception as exc:  # the standard library's parser fails on some malformed mail
+        raise ExtractionError(
+            f"{name} is a malformed e-mail message ({type(exc).__name__}: {exc}). Save it again "
+            "from your mail program."
+        ) from None
+
+
+def extract_mailbox(
+    data: bytes, name: str, read_attachment: ReadAttachment | None = None
+) -> ExtractedDocument:
+    """An ``.mbox`` file: the mailbox, with one part per message."""
+    if not data.strip():
+        raise ExtractionError(f"{name} is empty: there is nothing to keep.")
+    if not data.lstrip(b"\r\n").startswith(b"From "):
+        raise ExtractionError(
+            f'{name} is not an mbox mailbox (it does not start with a "From " line). Export '
+            "the mailbox again from your mail program, or save its messages as .eml files."
+        )
+    parts: list[ExtractedDocument] = []
+    warnings: list[str] = []
+    for number, raw in enumerate(_mbox_messages(data.lstrip(b"\r\n")), start=1):
+        try:
+            parts.append(_message_document(_parse(raw), name, read_attachment, number))
+        except Exception as exc:  # one malformed message (the parser's own bug): left out
+            warnings.append(f"message {number} could not be read ({type(exc).__name__}: {exc})")
+    return ExtractedDocument(
+        title=PurePath(name).stem,
+        media_type=MBOX_TYPE,
+        segments=(),
+        metadata={"messages": len(parts)},
+        warnings=tuple(warnings),
+        parts=tuple(parts),
+    )
+
+
+def _mbox_messages(data: bytes) -> Iterator[bytes]:
+    """Each message's bytes, its ``From`` line dropped and ``>From`` lines unescaped."""
+    starts = [match.start() + (1 if match.group().startswith(b"\n") else 0)
+              for match in _MBOX_START.finditer(data)]  # fmt: skip
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(data)
+        newline = data.find(b"\n", start, end)
+        if newline < 0:
+            continue  # a bare From line: no message
+        yield _ESCAPED_FROM.sub(rb"\1", data[newline + 1 : end])
+
+
+def _parse(data: bytes) -> EmailMessage:
+    message = BytesParser(policy=policy.default).parsebytes(data)
+    assert isinstance(message, EmailMessage)  # what policy.default makes
+    return message
+
+
+def _message_document(
+    message: EmailMessage,
+    name: str,
+    read_attachment: ReadAttachment | None,
+    number: int | None,
+) -> ExtractedDocument:
+    where = Locator(message=number)
+    metadata = _headers(message)
+    warnings: list[str] = []
+    segments = [Segment(_header_text(message), where)]
+    segments += _body(message, where, read_attachment, warnings, depth=0)
+    sender = str(metadata.get("sender", "")).split("<")[0].strip()
+    title = str(metadata.get("subject", "")) or (f"Message from {sender}" if sender else "")
+    prefix = f"message {number}: " if number is not None else ""
+    return ExtractedDocument(
+        title=title or PurePath(name).stem,
+        media_type=MESSAGE_TYPE,
+        segments=tuple(s for s in segments if s.text.strip()),
+        metadata=metadata,
+        warnings=tuple(prefix + warning for warning in warnings),
+    )
+
+
+def _headers(message: Message) -> dict[str, object]:
+    found: dict[str, object] = {}
+    sender = _addresses(message, "From")
+    if sender:
+        found["sender"] = sender[0]
+    recipients = _addresses(message, "To") + _addresses(message, "Cc")
+    if recipients:
+        found["recipients"] = recipients
+    subject = " ".join(_header(message, "Subject").split())
+    if subject:
+        found["subject"] = subject
+    try:
+        sent = parsedate_to_datetime(_header(message, "Date"))
+    except (TypeError, ValueError, IndexError):
+        sent = None
+    if sent is not None:
+        found["created"] = sent.replace(microsecond=0).isoformat()
+    return found
+
+
+def _header(message: Message, header: str) -> str:
+    try:
+        return str(message.get(header, "") or "")
+    except Exception:  # a header the parser cannot make sense of reads as missing
+        return ""
+
+
+def _addresses(message: Message, header: str) -> list[str]:
+    try:
+        values = [str(value) for value in message.get_all(header, [])]
+    except Exception:
+        return []
+    found = []
+    for display, address in getaddresses(values):
+        shown = f"{display} <{address}>" if display and address else display or address
+        if shown.strip():
+            found.append(shown.strip())
+    return found
+
+
+def _header_text(message: Message) -> str:
+    lines = []
+    for header in _HEADERS:
+        value = " ".join(_header(message, header).split())
+        if value:
+            lines.append(f"{header}: {value}")
+    return "\n".join(lines)
+
+
+def _body(
+    message: EmailMessage,
+    where: Locator,
+    read_attachment: ReadAttachment | None,
+    warnings: list[str],
+    depth: int,
+) -> list[Segment]:
+    segments: list[Segment] = []
+    body = message.get_body(preferencelist=("plain", "html"))
+    if body is not None:
+        segments += _text_part(body, where)
+    for index, part in enumerate(message.iter_attachments(), start=1):
+        if not isinstance(part, EmailMessage):
+            continue
+        filename = part.get_filename() or f"attachment {index}"
+        if part.get_content_type() == MESSAGE_TYPE and depth < MAX_NESTING:
+            inner = part.get_payload(0) if part.is_multipart() else None
+            if isinstance(inner, EmailMessage):
+                heading = (f"Forwarded: {_header(inner, 'Subject') or filename}",)
+                nested = [Segment(_header_text(inner), where)]
+                nested += _body(inner, where, read_attachment, warnings, depth + 1)
+                segments += [_under(s, heading) for s in nested]
+            continue
+        segments += _attachment(part, filename, where, read_attachment, warnings)
+    return segments
+
+
+def _text_part(part: MIMEPart, where: Locator) -> list[Segment]:
+    payload = part.get_payload(decode=True)
+    raw = payload if isinstance(payload, bytes) else b""
+    if part.get_content_type() == "text/html":
+        try:
+            page = html.extract(raw, "message.html")
+        except ExtractionError:
+            return []
+        return [
+            Segment(s.text, Locator(heading=s.locator.heading, message=where.message))
+            for s in page.segments
+        ]
+    charset = part.get_content_charset() or "utf-8"
+    try:
+        text = raw.decode(charset, errors="replace")
+    except LookupError:  # a charset Python does not know: UTF-8 keeps most of it
+        text = raw.decode("utf-8", errors="replace")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [Segment(p.strip(), where) for p in _PARAGRAPHS.split(text) if p.strip()]
+
+
+def _attachment(
+    part: EmailMessage,
+    filename: str,
+    where: Locator,
+    read_attachment: ReadAttachment | None,
+    warnings: list[str],
+) -> list[Segment]:
+    if read_attachment is None:
+        return []
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes) or not payload:
+        return []
+    if len(payload) > MAX_ATTACHMENT_BYTES:
+        warnings.append(
+            f"its attachment {filename} is larger than {MAX_ATTACHMENT_BYTES // 2**20} MB and "
+            "was not read; save it and add it on its own"
+        )
+        return []
+    try:
+        document = read_attachment(payload, filename)
+    except ExtractionError as exc:
+        warnings.append(f"its attachment {filename} could not be read: {exc}")
+        return []
+    if document is None:
+        return []
+    return [
+        Segment(
+            segment.text,
+            Locator(
+                page=segment.locator.page,
+                heading=(filename, *segment.locator.heading),
+                message=where.message,
+            ),
+        )
+        for segment in document.segments
+    ]
+
+
+def _under(segment: Segment, heading: tuple[str, ...]) -> Segment:
+    located = segment.locator
+    return Segment(
+        segment.text,
+        Locator(page=located.page, heading=(*heading, *located.heading), message=located.message),
+    )

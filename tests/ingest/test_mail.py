@@ -1,0 +1,149 @@
+"""E-mail: a message's headers as metadata, its text, its attachments read by the extractors
+given, forwarded messages; a mailbox split into its messages, a bad message left out alone;
+what is not mail fails with a message."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cairn.ingest import mail, textfile
+from cairn.ingest.document import ExtractedDocument, ExtractionError
+from tests.ingest import kept_files as kept
+
+WHEN = datetime(2024, 3, 5, 9, 30, tzinfo=timezone(timedelta(hours=1)))
+
+
+def read_text_only(data: bytes, name: str) -> ExtractedDocument | None:
+    """The app hands its extractors; here only text files are read, anything else skipped."""
+    return textfile.extract(data, name) if name.endswith(".txt") else None
+
+
+def test_a_message_keeps_its_headers_its_text_and_its_attachments() -> None:
+    message = kept.email_message(
+        "The lease",
+        "Hello Charles,\n\nThe lease of the flat runs out in May.\n",
+        cc="Mary Somerville <mary@example.org>",
+        sent=WHEN,
+        attachments=[
+            ("inventory.txt", b"One sofa.\n\nTwo chairs with broken legs.", "text/plain"),
+            ("photo.png", b"\x89PNG\r\n", "image/png"),
+        ],
+    )
+    doc = mail.extract_message(bytes(message), "lease.eml", read_text_only)
+    assert doc.title == "The lease"
+    assert doc.media_type == "message/rfc822"
+    assert doc.metadata == {
+        "sender": "Ada Lovelace <ada@example.org>",
+        "recipients": [
+            "Charles Babbage <charles@example.org>",
+            "Mary Somerville <mary@example.org>",
+        ],
+        "subject": "The lease",
+        "created": "2024-03-05T09:30:00+01:00",
+    }
+    texts = [(s.text, s.locator.heading) for s in doc.segments]
+    assert texts[0][0].startswith("From: Ada Lovelace <ada@example.org>\nTo: Charles Babbage")
+    assert "Subject: The lease" in texts[0][0]
+    assert texts[1:] == [
+        ("Hello Charles,", ()),
+        ("The lease of the flat runs out in May.", ()),
+        ("One sofa.", ("inventory.txt",)),
+        ("Two chairs with broken legs.", ("inventory.txt",)),
+    ]
+    assert not doc.warnings
+
+
+def test_an_html_only_message_is_read_as_html_and_a_forward_as_a_message() -> None:
+    inner = kept.email_message("Boat times", "The ferry leaves at noon.")
+    message = kept.email_message("Fwd: Boat times", "See below.", forwarded=inner)
+    doc = mail.extract_message(bytes(message), "fwd.eml")
+    assert ("The ferry leaves at noon.", ("Forwarded: Boat times",)) in [
+        (s.text, s.locator.heading) for s in doc.segments
+    ]
+    html_only = kept.email_message("News", "")
+    html_only.clear_content()
+    page = "<html><body><nav>Menu</nav><p>The <b>market</b> opens.</p></body></html>"
+    html_only.set_content(page, subtype="html")
+    texts = [s.text for s in mail.extract_message(bytes(html_only), "news.eml").segments]
+    assert texts[1:] == ["The market opens."]
+
+
+def test_an_attachment_that_cannot_be_read_is_a_warning_not_a_failure() -> None:
+    def refuse(data: bytes, name: str) -> ExtractedDocument | None:
+        raise ExtractionError(f"{name} is damaged.")
+
+    message = kept.email_message(
+        "Report", "Attached.", attachments=[("report.txt", b"x", "text/plain")]
+    )
+    doc = mail.extract_message(bytes(message), "report.eml", refuse)
+    assert [s.text for s in doc.segments][1:] == ["Attached."]
+    assert doc.warnings == ("its attachment report.txt could not be read: report.txt is damaged.",)
+
+
+def test_a_mailbox_is_one_part_per_message_numbered() -> None:
+    messages = [
+        kept.email_message("First", "From the start, it rained.\n", sent=WHEN),
+        kept.email_message("Second", "The roof held.", sender="charles@example.org"),
+        kept.email_message("", "No subject here."),
+    ]
+    box = mail.extract_mailbox(kept.mbox_bytes(messages), "Archive.mbox", read_text_only)
+    assert box.title == "Archive"
+    assert box.media_type == "application/mbox"
+    assert box.segments == ()
+    assert [p.title for p in box.parts] == ["First", "Second", "Message from Ada Lovelace"]
+    assert box.parts[1].metadata["sender"] == "charles@example.org"
+    # An mboxrd ">From " line is the body's "From " again.
+    assert "From the start, it rained." in [s.text for s in box.parts[0].segments]
+    for number, part in enumerate(box.parts, start=1):
+        assert {s.locator.message for s in part.segments} == {number}
+
+
+def test_a_bad_message_in_a_mailbox_is_left_out_with_a_warning() -> None:
+    """A Content-Type the standard library's parser fails on (IndexError, found by fuzzing)
+    costs that message only."""
+    good = kept.mbox_bytes([kept.email_message("Kept", "This one is fine.")])
+    bad = b"From x Tue Mar  5 09:30:00 2024\nFrom: a@b\nContent-Type: =b;b*\n\nbody\n"
+    box = mail.extract_mailbox(bad + good + bad, "box.mbox")
+    assert [p.title for p in box.parts] == ["Kept"]
+    assert len(box.warnings) == 2
+    assert box.warnings[0].startswith("message 1 could not be read (IndexError")
+    assert box.warnings[1].startswith("message 3 could not be read")
+
+
+def test_headers_beyond_repair_do_not_fail_the_message() -> None:
+    raw = (
+        b"From: =?utf-8?q?broken\r\nTo: <<<>>>\r\nDate: not a date\r\nSubject: =?x-unknown?q?"
+        b"Hi?=\r\nContent-Type: text/plain; charset=x-no-such-charset\r\n\r\nBody text\xff.\r\n"
+    )
+    doc = mail.extract_message(raw, "odd.eml")
+    assert "created" not in doc.metadata
+    assert doc.segments[-1].text.startswith("Body text")
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "message"),
+    [
+        (b"", "empty.eml", "empty"),
+        (b"\x00\x01\x02binary\xff" * 20, "blob.eml", "not an e-mail message"),
+        (b"Just a note, not mail.\n", "note.eml", "not an e-mail message"),
+        (b"From: a@b\nContent-Type: =b;b*\n\nbody\n", "odd.eml", "malformed e-mail message"),
+        (b"Subject: hi\n\nbody", "box.mbox", "not an mbox mailbox"),
+        (b"  \n", "blank.mbox", "empty"),
+    ],
+)
+def test_what_is_not_mail_fails_with_a_message(data: bytes, name: str, message: str) -> None:
+    extract = mail.extract_mailbox if name.endswith(".mbox") else mail.extract_message
+    with pytest.raises(ExtractionError, match=message):
+        extract(data, name)
+
+
+def test_an_oversized_attachment_is_skipped_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mail, "MAX_ATTACHMENT_BYTES", 1024)
+    message = kept.email_message(
+        "Big", "See the log.", attachments=[("log.txt", b"line\n" * 1000, "text/plain")]
+    )
+    doc = mail.extract_message(bytes(message), "big.eml", read_text_only)
+    assert [s.text for s in doc.segments][1:] == ["See the log."]
+    assert "log.txt is larger than" in doc.warnings[0]
