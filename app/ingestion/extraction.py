@@ -36,6 +36,9 @@ KINDS: dict[str, frozenset[str]] = {
     "text": TEXT_SUFFIXES,
     "html": HTML_SUFFIXES,
     "docx": frozenset({".docx"}),
+    "odt": frozenset({".odt"}),
+    "epub": frozenset({".epub"}),
+    "email": frozenset({".eml", ".mbox"}),
     "pdf": frozenset({".pdf"}),
     "image": IMAGE_SUFFIXES,
     "audio": AUDIO_SUFFIXES | VIDEO_SUFFIXES,
@@ -45,7 +48,7 @@ KINDS: dict[str, frozenset[str]] = {
 # a third of real time here and a minute of compressed audio is about a MiB; OCR of a scanned
 # page takes a few seconds and a page is a few hundred KiB.
 BASE_SECONDS = 120.0
-SECONDS_PER_MIB = {"audio": 60.0, "image": 60.0, "pdf": 30.0}
+SECONDS_PER_MIB = {"audio": 60.0, "image": 60.0, "pdf": 30.0, "email": 30.0}
 DEFAULT_SECONDS_PER_MIB = 10.0
 DEFAULT_MEMORY_MIB = 3072
 POLL_SECONDS = 0.05
@@ -97,8 +100,10 @@ def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
 
 
 def _text(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import textfile
+    from cairn.ingest import chat, textfile
 
+    if Path(name).suffix.lower() == ".txt" and chat.is_whatsapp(data):
+        return chat.extract_whatsapp(data, name)
     return textfile.extract(data, name)
 
 
@@ -115,9 +120,55 @@ def _docx(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocu
 
 
 def _source(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import source
+    from cairn.ingest import chat, source
 
+    if Path(name).suffix.lower() == ".json":
+        exported = chat.telegram_export(data, name)
+        if exported is not None:
+            return exported
     return source.extract(data, name)
+
+
+def _odt(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import odt
+
+    return odt.extract(data, name)
+
+
+def _epub(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import epub
+
+    return epub.extract(data, name)
+
+
+def _email(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+    from cairn.ingest import mail
+
+    read = _attachment_reader(settings)
+    if Path(name).suffix.lower() == ".mbox":
+        return mail.extract_mailbox(data, name, read)
+    return mail.extract_message(data, name, read)
+
+
+# What an e-mail's attachments are read as. Pictures and recordings are left out: OCR and
+# transcription of every photo in a mailbox would spend the whole file's time budget.
+ATTACHMENT_KINDS = frozenset({"text", "html", "docx", "odt", "epub", "pdf", "source"})
+
+
+def _attachment_reader(
+    settings: ExtractionSettings,
+) -> Callable[[bytes, str], ExtractedDocument | None]:
+    def read(data: bytes, name: str) -> ExtractedDocument | None:
+        kind = kind_of(Path(name))
+        if kind not in ATTACHMENT_KINDS:
+            return None
+        if kind == "pdf":  # its text layer only: see ATTACHMENT_KINDS
+            from cairn.ingest import pdf
+
+            return pdf.extract(data, name)
+        return _EXTRACTORS[kind](data, name, settings)
+
+    return read
 
 
 def _pdf(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
@@ -170,6 +221,9 @@ _EXTRACTORS: dict[str, Callable[[bytes, str, ExtractionSettings], ExtractedDocum
     "text": _text,
     "html": _html,
     "docx": _docx,
+    "odt": _odt,
+    "epub": _epub,
+    "email": _email,
     "pdf": _pdf,
     "image": _image,
     "audio": _audio,

@@ -30,7 +30,7 @@ from cairn.app import memory_settings, mentions, receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import outcomes, records
+from cairn.app.ingestion import outcomes, parts, records
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
 from cairn.app.ingestion.links import link_folders
 from cairn.app.ingestion.plan import Plan, PlannedFile, make_plan
@@ -45,7 +45,6 @@ from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
-from cairn.ingest.chunking import chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
 from cairn.storage import name_index, source_rows
@@ -214,7 +213,7 @@ class _Run:
                 self._store.matcher = mentions.MentionMatcher(
                     name_index.mentionable(conn, [self._scope])
                 )
-        passages = chunk(document.segments)
+        passages, owners = parts.split(document)
         title = records.document_title(document.title, Path(planned.source))
         attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
         warnings = [*document.warnings, *attr_warnings]
@@ -226,25 +225,37 @@ class _Run:
                 "ingest_max_passages). To keep all of it, split it into smaller files, or raise "
                 "the limit (cairn settings ingest_max_passages N) and add it under a new name."
             )
-        found = [
-            c
-            for c in mentions.candidates(document.text, self._store.matcher)
-            if c.type in self._in._pack.node_types
+        text = "\n\n".join(d.text for d in (document, *document.parts))
+        found = mentions.candidates(text, self._store.matcher)
+        # The people it names as taking part (a chat's speakers) become entities, or are found
+        # among those already known by the same name.
+        named = {c.name.casefold() for c in found}
+        found += [
+            mentions.Candidate(name, "Person", 1)
+            for name in parts.people(document)
+            if name.casefold() not in named
         ]
+        found = [c for c in found if c.type in self._in._pack.node_types]
         prepared = Prepared(
             planned, document, title, attrs, warnings, passages, None, None, [], total
         )
+        prepared.parts = parts.prepare(document, planned, self._in._pack)
+        prepared.owners = owners[: len(passages)]
         short = len(passages) <= BATCH_PASSAGES
         # The texts the writer would embed: the Document's searchable text, the new names', and
         # for a short document each passage's.
         texts = [searchable_text(title, "", attrs), *(c.name for c in found)]
+        texts += [part.searchable for part in prepared.parts]
         if short:
             texts += [prepared.passage_text(p) for p in passages]
         vectors = self._embed(texts)
         prepared.document_vector = vectors[0]
         prepared.candidates = list(zip(found, vectors[1 : 1 + len(found)], strict=True))
+        after = 1 + len(found)
+        for part, vector in zip(prepared.parts, vectors[after:], strict=False):
+            part.vector = vector
         if short:
-            prepared.passage_vectors = vectors[1 + len(found) :]
+            prepared.passage_vectors = vectors[after + len(prepared.parts) :]
         return prepared
 
     def _embed(self, texts: Sequence[str]) -> list[Any]:

@@ -5,6 +5,7 @@ attributes (heading path, page, time range, ordinal). Pure functions; the pipeli
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,11 @@ from cairn.ingest.chunking import Passage
 from cairn.ingest.document import ExtractedDocument
 
 TITLE_CHARS = 120
+# Metadata kept as the Document's attributes. A value of the first kind that does not fit is
+# reported; one of the second (a message's headers, or a note's own "created:" in front matter,
+# which was never kept before) is left out quietly.
+WARNED_KEYS = ("pages", "duration_s", "language", "author")
+QUIET_KEYS = ("created", "sender", "recipients", "subject")
 
 
 def document_title(title: str, path: Path) -> str:
@@ -52,13 +58,13 @@ def document_attrs(
     specs = pack.node_types["Document"].attrs
     warnings: list[str] = []
     meta = document.metadata
-    for key in ("pages", "duration_s", "language", "author"):
+    for key in (*WARNED_KEYS, *QUIET_KEYS):
         if key not in meta or key not in specs:
             continue
         value = meta[key]
         if fits(specs[key].kind, value):
             attrs[key] = value.strip() if isinstance(value, str) else value
-        elif value not in (None, ""):
+        elif value not in (None, "") and key in WARNED_KEYS:
             shown = str(value)[:40]
             warnings.append(f"its {key} ({shown!r}) was left out: not a {specs[key].kind}")
     if document.tags:
@@ -71,7 +77,22 @@ def fits(kind: str, value: Any) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool)
     if kind == "string":
         return isinstance(value, str) and bool(value.strip())
+    if kind == "list":
+        return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
+    if kind == "date":
+        return isinstance(value, str) and _is_date(value)
     return False
+
+
+def _is_date(value: str) -> bool:
+    """A date, or a date and time, as the vault stores them (YYYY-MM-DD, then the time)."""
+    if len(value) < 10 or value[4] != "-" or value[7] != "-":
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def passage_attrs(passage: Passage) -> dict[str, Any]:

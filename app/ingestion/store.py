@@ -23,6 +23,7 @@ from cairn.app import mentions
 from cairn.app.clock import new_id, now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
+from cairn.app.ingestion import parts as file_parts
 from cairn.app.ingestion import records
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.report import FileOutcome, IngestReport
@@ -58,11 +59,17 @@ class Prepared:
     passage_vectors: list[Any] | None  # None: embedded per part (a long document)
     candidates: list[tuple[mentions.Candidate, Any]]  # new names the text introduces
     total_passages: int = 0  # before the passage limit
+    parts: list[file_parts.PreparedPart] = field(default_factory=list)  # a mailbox's messages...
+    owners: list[int] = field(default_factory=list)  # with parts: each passage's part
 
     def passage_text(self, passage: Passage) -> str:
         """What the writer embeds for ``passage``: its searchable text."""
-        title = records.passage_title(self.title, passage)
+        title = records.passage_title(self.document_title(passage), passage)
         return searchable_text(title, passage.text, records.passage_attrs(passage))
+
+    def document_title(self, passage: Passage) -> str:
+        """The title of the Document ``passage`` belongs to: the file's, or its part's."""
+        return self.parts[self.owners[passage.ordinal]].title if self.parts else self.title
 
 
 @dataclass
@@ -74,6 +81,7 @@ class Started:
     keep_whole: frozenset[str]  # their passages: the new ones are not compared with them
     done: set[int] = field(default_factory=set)  # ordinals of the passages stored
     matched: list[str] = field(default_factory=list)  # passages the gate linked to others
+    part_ids: list[str] = field(default_factory=list)  # a file of parts: each part's Document
 
 
 class DocumentStore:
@@ -93,6 +101,7 @@ class DocumentStore:
         self._scope = scope
         self._report = report
         self.matcher: mentions.MentionMatcher | None = None
+        self._people: dict[str, str] = {}  # a person's name, casefolded: their entity's id
 
     def store_whole(self, conn: Connection, prepared: Prepared) -> FileOutcome:
         started = self.begin(conn, prepared)
@@ -112,10 +121,14 @@ class DocumentStore:
         resumed = self._unfinished(conn, planned)
         if resumed is not None:
             replaced = [
-                d for d in graph_rows.active_documents_from(conn, planned.source) if d != resumed
+                d
+                for d in graph_rows.active_documents_from(conn, planned.source)
+                if d != resumed and not file_parts.is_part(conn, d)
             ]
             started = Started(resumed, replaced, self._passages_of(conn, replaced))
-            started.done = graph_rows.part_ordinals(conn, resumed)
+            started.part_ids = file_parts.written(conn, resumed, self._scope)
+            for document_id in [resumed, *started.part_ids]:
+                started.done |= graph_rows.part_ordinals(conn, document_id)
             return started
         # "retry": this version failed before, and the row still names the version it replaces.
         previous = planned.previous
@@ -144,7 +157,10 @@ class DocumentStore:
         self._report.stubs += len(written.stubs_created)
         self._report.links += len(written.links)
         self._new_entities(prepared.candidates)
+        self._link_people(conn, written.node.id, prepared.document.people)
         started = Started(written.node.id, replaced, self._passages_of(conn, replaced))
+        for part in prepared.parts:
+            started.part_ids.append(self._write_part(conn, prepared, part, written.node.id))
         if in_parts:
             row = source_row(planned, self._scope, "failed", error=UNFINISHED)
             row["document_id"] = started.document_id
@@ -171,7 +187,8 @@ class DocumentStore:
     ) -> FileOutcome:
         planned = prepared.planned
         kept = len(started.done)
-        self._ask_if_repeated(conn, started.document_id, started.matched, kept)
+        own = {started.document_id, *started.part_ids}
+        self._ask_if_repeated(conn, started.document_id, own, started.matched, kept)
         for old_document in started.replaced:
             self._retire(conn, old_document, started.document_id)
         warnings = [*prepared.warnings, *extra]
@@ -212,10 +229,15 @@ class DocumentStore:
     ) -> str | None:
         """Store one passage; returns the passage it repeats, if the gate linked it to one."""
         locator = passage.locator.as_dict()
+        document_id = (
+            started.part_ids[prepared.owners[passage.ordinal]]
+            if prepared.parts
+            else started.document_id
+        )
         result = self._writer.write(
             NewMemory(
                 "Passage",
-                records.passage_title(prepared.title, passage),
+                records.passage_title(prepared.document_title(passage), passage),
                 passage.text,
                 attrs=records.passage_attrs(passage),
                 scope=self._scope,
@@ -229,7 +251,7 @@ class DocumentStore:
         )
         assert result.node is not None
         store = self._writer.store
-        store.add_edge(conn, result.node.id, started.document_id, "part_of", None)
+        store.add_edge(conn, result.node.id, document_id, "part_of", None)
         assert self.matcher is not None
         for entity_id in self.matcher.find(passage.text):
             entity_type = graph_rows.type_of(conn, entity_id)
@@ -241,14 +263,20 @@ class DocumentStore:
         return repeated["id"] if repeated else None
 
     def _ask_if_repeated(
-        self, conn: Connection, document_id: str, matched: list[str], passages: int
+        self,
+        conn: Connection,
+        document_id: str,
+        own: set[str],
+        matched: list[str],
+        passages: int,
     ) -> None:
         """A document most of whose passages repeat one other document is a near-copy of it
         (a re-export, another format, a draft): the person is asked to keep both or merge."""
         owners: Counter[str] = Counter()
         for passage_id in matched:
             owners.update({e["dst"] for e in graph_rows.edges_of(conn, passage_id, "part_of")})
-        owners.pop(document_id, None)
+        for mine in own:  # a message quoting another of its mailbox repeats no other file
+            owners.pop(mine, None)
         if not owners or not passages:
             return
         other, count = min(owners.items(), key=lambda item: (-item[1], item[0]))
@@ -282,6 +310,44 @@ class DocumentStore:
             if stub.node is not None:
                 self.matcher.add(candidate.name, stub.node.id)
                 self._report.stubs += stub.outcome == "inserted"
+                if candidate.type == "Person":
+                    self._people[candidate.name.casefold()] = stub.node.id
+
+    def _write_part(
+        self, conn: Connection, prepared: Prepared, part: file_parts.PreparedPart, file_id: str
+    ) -> str:
+        """One document inside the file (a message of a mailbox): its Document, ``part_of``
+        the file's, and ``mentions`` edges to the people it names as taking part."""
+        written = self._writer.write(
+            NewMemory(
+                "Document",
+                part.title,
+                attrs=part.attrs,
+                scope=self._scope,
+                source=prepared.planned.source,
+            ),
+            dedup=False,
+            vector=part.vector,
+            links=part.document.links,
+        )
+        assert written.node is not None
+        self._report.stubs += len(written.stubs_created)
+        self._report.links += len(written.links)
+        self._writer.store.add_edge(conn, written.node.id, file_id, "part_of", None)
+        self._link_people(conn, written.node.id, part.document.people)
+        return written.node.id
+
+    def _link_people(self, conn: Connection, document_id: str, names: Sequence[str]) -> None:
+        """The people a document names as taking part (a chat's speakers), each made an entity
+        by ``_new_entities``: the document ``mentions`` them."""
+        if not self._pack.edge_for("Document", "Person", ("mentions",)):
+            return
+        for name in names:
+            person = self._people.get(name.casefold())
+            if person is not None:
+                self._report.mentions += self._writer.store.add_edge(
+                    conn, document_id, person, "mentions", None
+                )
 
     def _retire(self, conn: Connection, old_document: str, new_document: str) -> None:
         """The old version of a changed file becomes history: superseded, never deleted."""
@@ -335,9 +401,14 @@ def source_row(
     }
 
 
-def _passages_of(conn: Connection, document_id: str) -> list[str]:
-    return [
-        edge["src"]
-        for edge in graph_rows.edges_of(conn, document_id, "part_of")
-        if edge["dst"] == document_id
-    ]
+def _passages_of(conn: Connection, document_id: str, *, nested: bool = True) -> list[str]:
+    """What is ``part_of`` a Document: its passages, or (a file of parts) its part Documents
+    and their passages."""
+    found = []
+    for edge in graph_rows.edges_of(conn, document_id, "part_of"):
+        if edge["dst"] != document_id:
+            continue
+        found.append(edge["src"])
+        if nested and graph_rows.type_of(conn, edge["src"]) == "Document":
+            found += _passages_of(conn, edge["src"], nested=False)
+    return found
