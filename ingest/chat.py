@@ -38,6 +38,11 @@ WHATSAPP_TYPE = "text/x-whatsapp-chat"
 TELEGRAM_TYPE = "application/x-telegram-chat"
 DETECT_LINES = 50  # how far into a text file a WhatsApp message with a speaker is looked for
 MAX_SPEAKER_CHARS = 80
+TELEGRAM_SAMPLE = 20  # messages looked at to tell a Telegram chat from other JSON
+TELEGRAM_CHAT_TYPES = frozenset(
+    {"personal_chat", "private_group", "private_supergroup", "public_supergroup",
+     "private_channel", "public_channel", "bot_chat", "saved_messages"}
+)  # fmt: skip
 _MARKS = "\u200e\u200f\ufeff"  # direction marks WhatsApp puts before dates and attachments
 _LINE = re.compile(
     rf"^[{_MARKS}]*\[?(\d{{1,4}})([./-])(\d{{1,2}})\2(\d{{1,4}}),?\s+"
@@ -156,11 +161,11 @@ def telegram_export(data: bytes, name: str) -> ExtractedDocument | None:
         root = json.loads(decode(data, name))
     except ValueError:
         return None  # not JSON: the caller reads it as the text it is
-    if isinstance(root, dict) and isinstance(root.get("messages"), list):
+    if _is_telegram_chat(root):
         return _telegram_chat(root, PurePath(name).stem)
     chats = root.get("chats") if isinstance(root, dict) else None
     listed = chats.get("list") if isinstance(chats, dict) else None
-    if not isinstance(listed, list):
+    if not isinstance(listed, list) or not all(_is_telegram_chat(chat) for chat in listed):
         return None
     left = root.get("left_chats")
     if isinstance(left, dict) and isinstance(left.get("list"), list):
@@ -171,6 +176,20 @@ def telegram_export(data: bytes, name: str) -> ExtractedDocument | None:
         media_type=TELEGRAM_TYPE,
         segments=(),
         parts=tuple(part for part in parts if part.segments),
+    )
+
+
+def _is_telegram_chat(value: Any) -> bool:
+    """A chat as Telegram writes it: a list of messages, each with a type and a date (other
+    JSON with "messages", a language model's conversation say, is not one)."""
+    if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
+        return False
+    messages = value["messages"][:TELEGRAM_SAMPLE]
+    if not messages:
+        return value.get("type") in TELEGRAM_CHAT_TYPES
+    return all(
+        isinstance(m, dict) and m.get("type") in ("message", "service") and "date" in m
+        for m in messages
     )
 
 

@@ -151,6 +151,8 @@ def test_a_whole_telegram_account_is_one_part_per_chat() -> None:
         b'{"name": "cairn", "version": "1.0"}',
         b"[1, 2, 3]",
         b'{"messages": 5}',
+        b'{"messages": [{"role": "user", "content": "Summarise the lease."}]}',
+        b'{"chats": {"list": [{"name": "x", "messages": [{"id": 1}]}]}}',
         b'{"messages": [',
         b"",
     ],
