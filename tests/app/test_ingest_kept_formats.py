@@ -307,3 +307,21 @@ def test_a_long_mailbox_stopped_between_parts_is_finished_by_a_rerun(
         assert _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Document'") == [(301,)]
     finally:
         service.close()
+
+
+def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    try:
+        folder = files.write(tmp_path / "in", {"Archive.mbox": kept.mbox_bytes(MESSAGES)})
+        box = service.ingest([folder]).files[0].document_id
+        passages = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
+        assert passages > 0
+        forgotten = service.forget(box, scopes=ALL)
+        assert forgotten["forgotten"] == 1 + 2 + passages  # the mailbox, its messages, passages
+        left = "SELECT count(*) FROM nodes WHERE type IN ('Document', 'Passage')"
+        assert _rows(service, left) == [(0,)]
+        assert not service.search("Brahms requiem", scopes=ALL).results
+    finally:
+        service.close()
