@@ -8,7 +8,8 @@ messages, never spans two days and says which day it holds). The speakers are th
 **WhatsApp** writes one line per message, in the phone's date format: ``12/31/23, 9:41 PM -
 Ada: text`` (Android), ``[31.12.23, 21:41:05] Ada: text`` (iPhone), with day, month and year in
 any order the locale has. Lines without a date continue the message above. A line with a date
-but no "Name:" is an event of the chat ("Ada added Ben"), kept without a speaker. The date
+but no "Name:" is an event of the chat ("Ada added Ben"), kept without a speaker; a name
+that only ever stands before marked events (an iPhone export's group name) is no person. The date
 order is found from the file itself: a first field above 12 is a day, a second field above 12
 too; when every date fits both orders, the order in which the dates run forward (a chat is
 written in time order) is taken. A file is taken for an export only when its first line is
@@ -25,7 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
@@ -93,10 +94,14 @@ def extract_whatsapp(data: bytes, name: str) -> ExtractedDocument:
         speaker, words = (said.group(1).strip(), said.group(2)) if said else (None, rest)
         messages.append(Message(None, speaker, words, number, number))
     order = _date_order([(a, b, c) for a, b, c, *_ in stamps], any(s[6] for s in stamps))
+    # An iPhone export writes the chat's own events under the group's name, each marked with
+    # a direction mark: a "speaker" who never says anything unmarked is no person.
+    speaking = {m.speaker for m in messages if m.speaker and not m.text.startswith(tuple(_MARKS))}
     for message, stamp in zip(messages, stamps, strict=True):
         message.when = _datetime(order, *stamp)
         message.text = message.text.strip(_MARKS + " \n")
-    return conversation(PurePath(name).stem, messages, WHATSAPP_TYPE)
+    not_people = {m.speaker for m in messages if m.speaker and m.speaker not in speaking}
+    return conversation(PurePath(name).stem, messages, WHATSAPP_TYPE, not_people)
 
 
 def _date_order(dates: Sequence[tuple[str, str, str]], twelve_hour: bool) -> str:
@@ -242,8 +247,14 @@ def _iso(value: Any) -> datetime | None:
 # -- a conversation -----------------------------------------------------------------------------
 
 
-def conversation(title: str, messages: Iterable[Message], media_type: str) -> ExtractedDocument:
-    """The document of one conversation: a segment per message, the speakers as people."""
+def conversation(
+    title: str,
+    messages: Iterable[Message],
+    media_type: str,
+    not_people: Collection[str] = (),
+) -> ExtractedDocument:
+    """The document of one conversation: a segment per message, the speakers (but
+    ``not_people``) as people."""
     segments = []
     people: dict[str, str] = {}
     first: datetime | None = None
@@ -264,7 +275,7 @@ def conversation(title: str, messages: Iterable[Message], media_type: str) -> Ex
                 ),
             )
         )
-        if message.speaker:
+        if message.speaker and message.speaker not in not_people:
             people.setdefault(message.speaker.casefold(), message.speaker)
     metadata: dict[str, Any] = {"created": first.isoformat()} if first else {}
     return ExtractedDocument(

@@ -162,3 +162,17 @@ def test_other_json_is_not_a_telegram_export(data: bytes) -> None:
         assert chat.telegram_export(data, "package.json") is None
     except ExtractionError as exc:  # an empty file is refused as empty, like any text
         assert "empty" in str(exc)
+
+
+def test_an_iphone_group_s_own_events_are_not_a_person() -> None:
+    """iPhone exports write the group's events under its name, each marked with a direction
+    mark; a person's picture is marked too, but that person also says something."""
+    data = (
+        "[31.12.23, 21:40:00] Ferry Trip: \u200eMessages and calls are end-to-end encrypted.\n"
+        "[31.12.23, 21:40:01] Ferry Trip: \u200eAda created group \u201cFerry Trip\u201d\n"
+        "[31.12.23, 21:41:05] Ada: \u200e<attached: 00000012-PHOTO-2023-12-31.jpg>\n"
+        "[31.12.23, 21:41:09] Ada: The ferry at ten, then.\n"
+    ).encode()
+    doc = chat.extract_whatsapp(data, "_chat.txt")
+    assert doc.people == ("Ada",)
+    assert doc.segments[1].text == "21:40 Ferry Trip: Ada created group \u201cFerry Trip\u201d"
