@@ -78,7 +78,9 @@ def extract_mailbox(
     warnings: list[str] = []
     for number, raw in enumerate(_mbox_messages(data.lstrip(b"\r\n")), start=1):
         try:
-            parts.append(_message_document(_parse(raw), name, read_attachment, number))
+            part = _message_document(_parse(raw), name, read_attachment, number)
+            parts.append(part)
+            warnings += part.warnings  # the file's outcome reports them
         except Exception as exc:  # one malformed message (the parser's own bug): left out
             warnings.append(f"message {number} could not be read ({type(exc).__name__}: {exc})")
     return ExtractedDocument(
@@ -123,8 +125,9 @@ def _message_document(
     sender = str(metadata.get("sender", "")).split("<")[0].strip()
     title = str(metadata.get("subject", "")) or (f"Message from {sender}" if sender else "")
     prefix = f"message {number}: " if number is not None else ""
+    fallback = f"Message {number}" if number is not None else PurePath(name).stem
     return ExtractedDocument(
-        title=title or PurePath(name).stem,
+        title=title or fallback,
         media_type=MESSAGE_TYPE,
         segments=tuple(s for s in segments if s.text.strip()),
         metadata=metadata,

@@ -94,6 +94,7 @@ def test_a_mailbox_is_one_part_per_message_numbered() -> None:
     assert box.segments == ()
     assert [p.title for p in box.parts] == ["First", "Second", "Message from Ada Lovelace"]
     assert box.parts[1].metadata["sender"] == "charles@example.org"
+    assert box.warnings == ()
     # An mboxrd ">From " line is the body's "From " again.
     assert "From the start, it rained." in [s.text for s in box.parts[0].segments]
     for number, part in enumerate(box.parts, start=1):
@@ -137,6 +138,20 @@ def test_what_is_not_mail_fails_with_a_message(data: bytes, name: str, message: 
     extract = mail.extract_mailbox if name.endswith(".mbox") else mail.extract_message
     with pytest.raises(ExtractionError, match=message):
         extract(data, name)
+
+
+def test_a_message_s_warnings_are_the_mailbox_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mail, "MAX_ATTACHMENT_BYTES", 1024)
+    big = kept.email_message(
+        "Big", "See the log.", attachments=[("log.txt", b"line\n" * 1000, "text/plain")]
+    )
+    anonymous = kept.email_message("", "Who wrote this?", sender="")
+    box = mail.extract_mailbox(kept.mbox_bytes([big, anonymous]), "box.mbox", read_text_only)
+    assert box.warnings == (
+        "message 1: its attachment log.txt is larger than 0 MB and was not read; save it and "
+        "add it on its own",
+    )
+    assert box.parts[1].title == "Message 2"
 
 
 def test_an_oversized_attachment_is_skipped_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
