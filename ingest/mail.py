@@ -9,13 +9,15 @@ under the attachment's name; a forwarded message attached whole is read as a mes
 attachment could not give is a warning, never the message's failure.
 
 A mailbox (mbox: messages each starting with a ``From`` line, ``>From`` in a body unescaped)
-is split in memory one message at a time, never all parsed at once; each message is a part of
-the mailbox's document, located by its number. A message that cannot be parsed is left out
-with a warning; the others are kept.
+is read from a stream one message at a time, so a mailbox of gigabytes is never held whole;
+each message is a part of the mailbox's document, located by its number. A message that cannot
+be parsed, or is larger than ``MAX_MESSAGE_BYTES``, is left out with a warning; the others are
+kept.
 """
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterator
 from email import policy
@@ -23,6 +25,7 @@ from email.message import EmailMessage, Message, MIMEPart
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import PurePath
+from typing import BinaryIO
 
 from cairn.ingest import html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
@@ -30,10 +33,13 @@ from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, S
 MESSAGE_TYPE = "message/rfc822"
 MBOX_TYPE = "application/mbox"
 MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a message with attachments; a larger one is left out
+MAX_LINE_BYTES = 1024 * 1024
+# A mailbox stops being read past this much text (far more than the passages one file keeps
+# by default), so a huge archive is bounded in memory and says to split it.
+MAX_TEXT_CHARS = 64 * 1024 * 1024
 MAX_NESTING = 3  # a forwarded message inside a forwarded message inside ...
 _HEADERS = ("From", "To", "Cc", "Date", "Subject")
-_MBOX_START = re.compile(rb"^From |\nFrom ")
-_ESCAPED_FROM = re.compile(rb"(?m)^>(>*From )")
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 # bytes and a file name -> the attachment's document; None when its kind is not read.
@@ -64,25 +70,35 @@ def extract_message(
 
 
 def extract_mailbox(
-    data: bytes, name: str, read_attachment: ReadAttachment | None = None
+    source: bytes | BinaryIO, name: str, read_attachment: ReadAttachment | None = None
 ) -> ExtractedDocument:
-    """An ``.mbox`` file: the mailbox, with one part per message."""
-    if not data.strip():
-        raise ExtractionError(f"{name} is empty: there is nothing to keep.")
-    if not data.lstrip(b"\r\n").startswith(b"From "):
-        raise ExtractionError(
-            f'{name} is not an mbox mailbox (it does not start with a "From " line). Export '
-            "the mailbox again from your mail program, or save its messages as .eml files."
-        )
+    """An ``.mbox`` file (its bytes, or a stream that reads it): the mailbox, with one part per
+    message. Read from a stream, only one message is held at a time."""
+    stream = io.BytesIO(source) if isinstance(source, bytes) else source
     parts: list[ExtractedDocument] = []
     warnings: list[str] = []
-    for number, raw in enumerate(_mbox_messages(data.lstrip(b"\r\n")), start=1):
+    text = 0
+    for number, raw in enumerate(_mbox_messages(stream, name), start=1):
+        if raw is None:
+            warnings.append(
+                f"message {number} is larger than {MAX_MESSAGE_BYTES // 2**20} MB and was left "
+                "out; save it from your mail program and add it on its own"
+            )
+            continue
         try:
             part = _message_document(_parse(raw), name, read_attachment, number)
-            parts.append(part)
-            warnings += part.warnings  # the file's outcome reports them
         except Exception as exc:  # one malformed message (the parser's own bug): left out
             warnings.append(f"message {number} could not be read ({type(exc).__name__}: {exc})")
+            continue
+        parts.append(part)
+        warnings += part.warnings  # the file's outcome reports them
+        text += sum(len(segment.text) for segment in part.segments)
+        if text > MAX_TEXT_CHARS:
+            warnings.append(
+                f"only its first {number:,} messages were read: they hold more text than one "
+                "file keeps. Split the mailbox (by year, say) and add the parts."
+            )
+            break
     return ExtractedDocument(
         title=PurePath(name).stem,
         media_type=MBOX_TYPE,
@@ -93,16 +109,39 @@ def extract_mailbox(
     )
 
 
-def _mbox_messages(data: bytes) -> Iterator[bytes]:
-    """Each message's bytes, its ``From`` line dropped and ``>From`` lines unescaped."""
-    starts = [match.start() + (1 if match.group().startswith(b"\n") else 0)
-              for match in _MBOX_START.finditer(data)]  # fmt: skip
-    for index, start in enumerate(starts):
-        end = starts[index + 1] if index + 1 < len(starts) else len(data)
-        newline = data.find(b"\n", start, end)
-        if newline < 0:
-            continue  # a bare From line: no message
-        yield _ESCAPED_FROM.sub(rb"\1", data[newline + 1 : end])
+def _mbox_messages(stream: BinaryIO, name: str) -> Iterator[bytes | None]:
+    """Each message's bytes (None for one past ``MAX_MESSAGE_BYTES``, skipped unread), its
+    ``From`` line dropped and ``>From`` lines unescaped. Lines are read at most
+    ``MAX_LINE_BYTES`` at a time, so a file without line breaks cannot fill the memory."""
+    lines: list[bytes] = []
+    size = 0
+    started = False
+    at_line_start = True
+    while chunk := stream.readline(MAX_LINE_BYTES):
+        line_start, at_line_start = at_line_start, chunk.endswith(b"\n")
+        if line_start and chunk.startswith(b"From "):
+            if started:
+                yield None if size > MAX_MESSAGE_BYTES else b"".join(lines)
+            started, lines, size = True, [], 0
+            continue
+        if not started:
+            if chunk.strip():
+                raise ExtractionError(
+                    f'{name} is not an mbox mailbox (it does not start with a "From " line). '
+                    "Export the mailbox again from your mail program, or save its messages as "
+                    ".eml files."
+                )
+            continue
+        size += len(chunk)
+        if size > MAX_MESSAGE_BYTES:
+            lines = []  # the rest of this message is counted, never kept
+            continue
+        if line_start and chunk.startswith(b">") and chunk.lstrip(b">").startswith(b"From "):
+            chunk = chunk[1:]
+        lines.append(chunk)
+    if not started:
+        raise ExtractionError(f"{name} is empty: there is nothing to keep.")
+    yield None if size > MAX_MESSAGE_BYTES else b"".join(lines)
 
 
 def _parse(data: bytes) -> EmailMessage:

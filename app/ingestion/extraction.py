@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
@@ -93,6 +93,9 @@ def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
             "convert it to PDF, text or an image and add that."
         )
     try:
+        if path.suffix.lower() == ".mbox":  # read message by message: mailboxes run to GBs
+            with path.open("rb") as stream:
+                return _mailbox(stream, name, settings)
         data = path.read_bytes()
     except OSError as exc:
         raise ExtractionError(f"{name} could not be read ({exc.strerror}).") from None
@@ -144,10 +147,17 @@ def _epub(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocu
 def _email(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
     from cairn.ingest import mail
 
-    read = _attachment_reader(settings)
     if Path(name).suffix.lower() == ".mbox":
-        return mail.extract_mailbox(data, name, read)
-    return mail.extract_message(data, name, read)
+        return _mailbox(data, name, settings)
+    return mail.extract_message(data, name, _attachment_reader(settings))
+
+
+def _mailbox(
+    source: bytes | BinaryIO, name: str, settings: ExtractionSettings
+) -> ExtractedDocument:
+    from cairn.ingest import mail
+
+    return mail.extract_mailbox(source, name, _attachment_reader(settings))
 
 
 # What an e-mail's attachments are read as. Pictures and recordings are left out: OCR and

@@ -4,6 +4,7 @@ what is not mail fails with a message."""
 
 from __future__ import annotations
 
+import io
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -162,3 +163,30 @@ def test_an_oversized_attachment_is_skipped_with_a_warning(monkeypatch: pytest.M
     doc = mail.extract_message(bytes(message), "big.eml", read_text_only)
     assert [s.text for s in doc.segments][1:] == ["See the log."]
     assert "log.txt is larger than" in doc.warnings[0]
+
+
+def test_a_mailbox_is_read_from_a_stream_with_each_message_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A message past the size limit (here one long line without a break) is skipped unread,
+    and the messages after it are kept."""
+    monkeypatch.setattr(mail, "MAX_MESSAGE_BYTES", 1 << 20)
+    small = kept.mbox_bytes([kept.email_message("Small", "Kept.")])
+    huge = b"From x Tue Mar  5 09:30:00 2024\nSubject: Huge\n\n" + b"a" * (3 << 20) + b"\n"
+    box = mail.extract_mailbox(io.BytesIO(small + huge + small), "box.mbox")
+    assert [p.title for p in box.parts] == ["Small", "Small"]
+    assert [s.locator.message for p in box.parts for s in p.segments][-1] == 3
+    assert box.warnings == (
+        "message 2 is larger than 1 MB and was left out; save it from your mail program and "
+        "add it on its own",
+    )
+
+
+def test_a_mailbox_with_more_text_than_a_file_keeps_says_to_split_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(mail, "MAX_TEXT_CHARS", 1000)
+    messages = [kept.email_message(f"Day {n}", "word " * 100) for n in range(10)]
+    box = mail.extract_mailbox(kept.mbox_bytes(messages), "diary.mbox")
+    assert 1 < len(box.parts) < 10
+    assert box.warnings[-1].startswith(f"only its first {len(box.parts)} messages were read")
