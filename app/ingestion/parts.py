@@ -5,7 +5,8 @@ Document for the file, and one Document per part ``part_of`` it, each part's Pas
 The file stays the unit of a run: it is hashed, compared, replaced and resumed as any other
 (its source row names the file's Document), so re-reading an unchanged mailbox does nothing.
 Passages are numbered across the whole file, so a stopped run goes on from the first one
-missing whichever part it belongs to.
+missing whichever part it belongs to. A part's Document is written with its first passage, in
+that passage's transaction, so a long mailbox is written part by part like a long document.
 """
 
 from __future__ import annotations

@@ -239,8 +239,10 @@ class _Run:
         prepared = Prepared(
             planned, document, title, attrs, warnings, passages, None, None, [], total
         )
-        prepared.parts = parts.prepare(document, planned, self._in._pack)
         prepared.owners = owners[: len(passages)]
+        # Past the passage limit, the parts whose text is left out are left out whole.
+        kept_parts = prepared.owners[-1] + 1 if total > len(passages) and passages else None
+        prepared.parts = parts.prepare(document, planned, self._in._pack)[:kept_parts]
         short = len(passages) <= BATCH_PASSAGES
         # The texts the writer would embed: the Document's searchable text, the new names', and
         # for a short document each passage's.

@@ -9,6 +9,9 @@ in between them: ``begin`` writes the Document, ``store_passages`` one part, ``f
 Until ``finish`` commits, the file's source row says it is unfinished (state ``failed``, naming
 the Document being written): a rerun reading the same bytes goes on from the first passage that
 is missing, so a kill or a Stop loses no passage and writes none twice.
+
+A file of several documents (a mailbox) has a Document per part besides the file's (see
+``parts``); each passage is ``part_of`` its part's Document.
 """
 
 from __future__ import annotations
@@ -159,8 +162,6 @@ class DocumentStore:
         self._new_entities(prepared.candidates)
         self._link_people(conn, written.node.id, prepared.document.people)
         started = Started(written.node.id, replaced, self._passages_of(conn, replaced))
-        for part in prepared.parts:
-            started.part_ids.append(self._write_part(conn, prepared, part, written.node.id))
         if in_parts:
             row = source_row(planned, self._scope, "failed", error=UNFINISHED)
             row["document_id"] = started.document_id
@@ -187,6 +188,8 @@ class DocumentStore:
     ) -> FileOutcome:
         planned = prepared.planned
         kept = len(started.done)
+        if kept == len(prepared.passages) and prepared.parts:  # the parts after the last text
+            self._part_id(conn, prepared, started, len(prepared.parts) - 1)
         own = {started.document_id, *started.part_ids}
         self._ask_if_repeated(conn, started.document_id, own, started.matched, kept)
         for old_document in started.replaced:
@@ -230,7 +233,7 @@ class DocumentStore:
         """Store one passage; returns the passage it repeats, if the gate linked it to one."""
         locator = passage.locator.as_dict()
         document_id = (
-            started.part_ids[prepared.owners[passage.ordinal]]
+            self._part_id(conn, prepared, started, prepared.owners[passage.ordinal])
             if prepared.parts
             else started.document_id
         )
@@ -312,6 +315,15 @@ class DocumentStore:
                 self._report.stubs += stub.outcome == "inserted"
                 if candidate.type == "Person":
                     self._people[candidate.name.casefold()] = stub.node.id
+
+    def _part_id(self, conn: Connection, prepared: Prepared, started: Started, index: int) -> str:
+        """The Document of part ``index``, written (with every part before it not yet written)
+        in the transaction of its first passage: a mailbox's messages are written with their
+        text, part by part, never all in one long transaction."""
+        while len(started.part_ids) <= index:
+            part = prepared.parts[len(started.part_ids)]
+            started.part_ids.append(self._write_part(conn, prepared, part, started.document_id))
+        return started.part_ids[index]
 
     def _write_part(
         self, conn: Connection, prepared: Prepared, part: file_parts.PreparedPart, file_id: str

@@ -325,3 +325,21 @@ def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
         assert not service.search("Brahms requiem", scopes=ALL).results
     finally:
         service.close()
+
+
+def test_past_the_passage_limit_the_messages_left_out_are_left_out_whole(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    try:
+        service.change_setting("ingest_max_passages", 3)
+        messages = [kept.email_message(f"Day {n}", files.prose(n, 1) + "\n") for n in range(6)]
+        folder = files.write(tmp_path / "in", {"Diary.mbox": kept.mbox_bytes(messages)})
+        outcome = service.ingest([folder]).files[0]
+        assert outcome.passages == 3
+        assert any("ingest_max_passages" in w for w in outcome.warnings)
+        assert [m.title for m in _parts(service, outcome.document_id, "Document")] == [
+            "Day 0", "Day 1", "Day 2"
+        ]  # fmt: skip
+    finally:
+        service.close()
