@@ -241,7 +241,8 @@ class _Run:
         )
         prepared.owners = owners[: len(passages)]
         # Past the passage limit, the parts whose text is left out are left out whole.
-        kept_parts = prepared.owners[-1] + 1 if total > len(passages) and passages else None
+        cut = total > len(passages) and prepared.owners
+        kept_parts = prepared.owners[-1] + 1 if cut else None
         prepared.parts = parts.prepare(document, planned, self._in._pack)[:kept_parts]
         short = len(passages) <= BATCH_PASSAGES
         # The texts the writer would embed: the Document's searchable text, the new names', and
