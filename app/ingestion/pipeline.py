@@ -20,9 +20,11 @@ when ``CancelToken.cancel()`` is called, leaving the vault consistent.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -165,37 +167,35 @@ class _Run:
             for planned in self._plan.files:
                 if not planned.to_read:
                     self._report.files.append(outcomes.settle_unread(conn, planned, self._scope))
-        for planned in self._plan.files:
-            if not planned.to_read:
-                continue
-            if self._cancel.cancelled:
-                self._report.cancelled = True
-                self._report.files.append(outcomes.planned(planned, "cancelled"))
-                continue
-            self._emit("reading", planned.source)
-            try:
-                document = self._worker.extract(planned.path, lambda: self._cancel.cancelled)
-            except Stopped:
-                self._report.cancelled = True
-                self._report.files.append(outcomes.planned(planned, "cancelled"))
-                continue
-            except ExtractionError as exc:
-                self._fail(planned, str(exc))
-                continue
-            self._emit("embedding", planned.source)
-            prepared = self._prepare(planned, document)
-            self._files_done += 1  # read; its batch commits below
-            self._bytes_done += planned.size
-            if prepared.passage_vectors is None:
-                self._flush()  # what came before it commits first, in file order
-                self._write_in_parts(prepared)
-                continue
-            self._batch.append(prepared)
-            if (
-                len(self._batch) >= BATCH_FILES
-                or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
-            ):
-                self._flush()
+        to_read = [planned for planned in self._plan.files if planned.to_read]
+        # The next file is read (in the extraction worker, watched from a thread of its own)
+        # while this one is embedded and written: reading and embedding overlap instead of
+        # taking turns. At most one file is read ahead, so memory holds at most two.
+        with ThreadPoolExecutor(1, thread_name_prefix="cairn-read-ahead") as reader:
+            ahead: Future[ExtractedDocument] | None = None
+            for index, planned in enumerate(to_read):
+                reading = ahead or self._read(reader, planned)
+                ahead = None
+                if self._cancel.cancelled:
+                    _settle(reading)
+                    self._report.cancelled = True
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
+                    continue
+                self._emit("reading", planned.source)
+                try:
+                    document = reading.result()
+                except Stopped:
+                    self._report.cancelled = True
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
+                    continue
+                except ExtractionError as exc:
+                    self._fail(planned, str(exc))
+                    continue
+                if index + 1 < len(to_read) and not self._cancel.cancelled:
+                    ahead = self._read(reader, to_read[index + 1])
+                self._take(planned, document)
+            if ahead is not None:
+                _settle(ahead)
         self._flush()
         self._emit("linking", None)
         if self._plan.roots and not self._report.cancelled:
@@ -203,6 +203,26 @@ class _Run:
             self._report.links += made.links
             self._report.stubs += made.stubs
         self._emit("done", None)
+
+    def _read(self, reader: ThreadPoolExecutor, planned: PlannedFile) -> Future[ExtractedDocument]:
+        return reader.submit(self._worker.extract, planned.path, lambda: self._cancel.cancelled)
+
+    def _take(self, planned: PlannedFile, document: ExtractedDocument) -> None:
+        """Embed a document read, and write it with its batch (or alone, in parts)."""
+        self._emit("embedding", planned.source)
+        prepared = self._prepare(planned, document)
+        self._files_done += 1  # read; its batch commits below
+        self._bytes_done += planned.size
+        if prepared.passage_vectors is None:
+            self._flush()  # what came before it commits first, in file order
+            self._write_in_parts(prepared)
+            return
+        self._batch.append(prepared)
+        if (
+            len(self._batch) >= BATCH_FILES
+            or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
+        ):
+            self._flush()
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -348,3 +368,9 @@ class _Run:
                 current,
             )
         )
+
+
+def _settle(reading: Future[ExtractedDocument]) -> None:
+    """Wait for a read no longer wanted (the run was cancelled, which stops it too)."""
+    with contextlib.suppress(Stopped, ExtractionError):
+        reading.result()
