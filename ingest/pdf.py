@@ -3,9 +3,10 @@
 A page without a text layer (a scan) is handed to ``ocr_page`` when one is given
 (``ocr.pdf_page_ocr``); without it the page is listed in the document's warnings, so nothing is
 silently missing. What OCR says of the pages it read (confidence, images left unread) joins the
-document's metadata and warnings. A damaged file is read as far as pypdf can recover it (it
-rebuilds a broken cross-reference table); one it cannot open at all, or an encrypted one, fails
-with the reason.
+document's metadata and warnings. A title in the file's metadata is used only when it names the
+document, not when a program put its default or a file name there (``placeholder_titles``). A
+damaged file is read as far as pypdf can recover it (it rebuilds a broken cross-reference
+table); one it cannot open at all, or an encrypted one, fails with the reason.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pypdf.errors import FileNotDecryptedError, PdfReadError
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.ocr import PageText, summarise
+from cairn.ingest.placeholder_titles import document_title
 
 MEDIA_TYPE = "application/pdf"
 # A page with fewer characters than this in its text layer is treated as a scan (a scan may
@@ -105,10 +107,23 @@ def _metadata(reader: PdfReader, pages: int) -> dict[str, Any]:
         return found
     if info is None:
         return found
-    for key, value in (("title", info.title), ("author", info.author)):
-        if isinstance(value, str) and value.strip():
-            found[key] = value.strip()
+    programs = (_field(info, "creator"), _field(info, "producer"))
+    title = document_title(_field(info, "title"), programs)
+    if title:
+        found["title"] = title
+    author = _field(info, "author")
+    if isinstance(author, str) and author.strip():
+        found["author"] = author.strip()
     return found
+
+
+def _field(info: Any, name: str) -> Any:
+    """One entry of the document information (``title``, ``creator``...), None when it cannot
+    be read."""
+    try:
+        return getattr(info, name)
+    except Exception:  # a damaged entry is as good as none
+        return None
 
 
 def _ranges(numbers: list[int]) -> str:
