@@ -47,6 +47,7 @@ from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
+from cairn.ingest import notes_folder
 from cairn.ingest.chunking import chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
@@ -153,6 +154,7 @@ class _Run:
             ingestor._pack, ingestor._space, ingestor._writer, ingestor._history, scope, report
         )
         self._batch: list[Prepared] = []
+        self._namings: dict[Path, notes_folder.Naming | None] = {}  # per folder given
         self._files_total = sum(1 for f in plan.files if f.to_read)
         self._files_done = 0
         self._bytes_done = 0
@@ -235,7 +237,9 @@ class _Run:
                     name_index.mentionable(conn, [self._scope])
                 )
         passages = chunk(document.segments)
-        title = records.document_title(document.title, Path(planned.source))
+        title = records.document_title(
+            self._note_title(planned, document) or document.title, Path(planned.source)
+        )
         attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
         warnings = [*document.warnings, *attr_warnings]
         total = len(passages)
@@ -266,6 +270,20 @@ class _Run:
         if short:
             prepared.passage_vectors = vectors[1 + len(found) :]
         return prepared
+
+    def _note_title(self, planned: PlannedFile, document: ExtractedDocument) -> str | None:
+        """A note of a notes folder is titled as its tool titles it (its file name, or the
+        title it declares), not by a heading inside it; None for any other file."""
+        root = planned.root
+        if root is None:
+            return None
+        if root not in self._namings:
+            kind = notes_folder.detect(root)
+            self._namings[root] = notes_folder.Naming.of(root, kind) if kind else None
+        naming = self._namings[root]
+        if naming is None or not naming.is_note(planned.path):
+            return None
+        return naming.title_of(Path(readable(planned.path.relative_to(root))), document)
 
     def _embed(self, texts: Sequence[str]) -> list[Any]:
         embedder = self._in._space.embedder

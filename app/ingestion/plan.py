@@ -9,6 +9,10 @@ each hashed and compared with what the vault already keeps.
 - ``unreadable``: a file (or a folder, ``kind`` "folder") that cannot be read: no permission,
   gone since it was listed, a symbolic link that loops or leads nowhere, a disk error. It fails
   alone with its reason (``problem``); the rest of the run goes on.
+- In a notes folder (Obsidian, Logseq, Foam, Markdown with ``[[links]]``), a stylesheet or
+  script (``publish.css``, ``publish.js``, a theme) is the look of the published site, not a
+  note: ``unsupported`` like any file Cairn does not read. Hidden folders (``.obsidian/``,
+  ``.foam/``, ``.git/``) are never walked.
 - ``removed``: files the vault keeps from a folder being ingested that are no longer there. They
   are reported and marked missing; their memories are never deleted.
 
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.app.ingestion.extraction import kind_of
+from cairn.ingest import notes_folder
 from cairn.ingest.file_names import on_disk, readable
 from cairn.storage import source_rows
 from cairn.storage.connection import Connection
@@ -39,6 +44,8 @@ HASH_CHUNK = 1 << 20
 # Folders that hold tools' own files, never a person's notes.
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 ACTIONS_TO_READ = ("new", "changed", "retry")
+# A notes folder's web files: the published site's look and behaviour, never a person's notes.
+SITE_SUFFIXES = frozenset({".css", ".scss", ".sass", ".less", ".js", ".mjs", ".cjs", ".map"})
 FOLDER = "folder"  # the kind of an unreadable folder's entry, and its media type in sources
 
 
@@ -122,12 +129,16 @@ def make_plan(
             problems[path] = (None, _not_a_file(path), None)
         else:
             plan.not_found.append(readable(path))
+    notes_roots = {root for root in plan.roots if notes_folder.detect(root) is not None}
     unique = sorted(found.items(), key=lambda item: readable(item[0]))
     shown = {readable(path) for path in found}
     with vault.read() as conn:
         previous = source_rows.by_paths(conn, sorted(shown | {readable(path) for path in problems}))
         for done, (path, root) in enumerate(unique, start=1):
-            plan.files.append(_planned(conn, path, root, previous.get(readable(path)), scope))
+            site_file = root in notes_roots and path.suffix.lower() in SITE_SUFFIXES
+            plan.files.append(
+                _planned(conn, path, root, previous.get(readable(path)), scope, site_file)
+            )
             if hashed is not None:
                 hashed(path, done, len(unique))
         for path, (root, why, kind) in sorted(problems.items(), key=lambda i: readable(i[0])):
@@ -156,12 +167,13 @@ def _planned(
     root: Path | None,
     previous: SourceRow | None,
     scope: str,
+    site_file: bool = False,
 ) -> PlannedFile:
     try:
         stat = path.stat()
     except OSError as exc:  # gone, or its folder closed, since it was listed
         return _unreadable(path, root, _why(path, exc), None, previous)
-    kind = kind_of(path)
+    kind = None if site_file else kind_of(path)
     if kind is None:
         return PlannedFile(path, root, stat.st_size, stat.st_mtime_ns, None, "unsupported", None)
     if previous is not None and previous["scope"] != scope:
