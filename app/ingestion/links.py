@@ -30,6 +30,7 @@ from cairn.app.dedup import feedback
 from cairn.app.writer import Writer
 from cairn.ingest import notes_folder, textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
+from cairn.ingest.file_names import readable
 from cairn.storage import graph_rows, source_rows
 from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
@@ -60,10 +61,12 @@ def link_folders(vault: Vault, writer: Writer, roots: Sequence[Path], scope: str
         stub_vectors = writer.store.stub_vectors(unresolved, scope)
         with vault.write() as conn:
             paths = [n.path for n in folder.notes] + list(folder.files)
-            rows = source_rows.by_paths(conn, [str(root / path) for path in paths])
+            # Sources are kept under their readable names (a name that is not UTF-8 as \xNN).
+            source_of = {path: readable(root / path) for path in paths}
+            rows = source_rows.by_paths(conn, list(source_of.values()))
             document_of: dict[Path, str] = {}
             for path in paths:
-                row = rows.get(str(root / path))
+                row = rows.get(source_of[path])
                 if row and row["document_id"] and row["state"] in ("ingested", "duplicate"):
                     document_of[path] = row["document_id"]
             before = Linked(made.links, made.stubs, made.removed, made.folded)
