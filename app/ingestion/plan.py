@@ -9,8 +9,15 @@ each hashed and compared with what the vault already keeps.
 - ``unreadable``: a file (or a folder, ``kind`` "folder") that cannot be read: no permission,
   gone since it was listed, a symbolic link that loops or leads nowhere, a disk error. It fails
   alone with its reason (``problem``); the rest of the run goes on.
+- ``moved``: the same bytes the vault keeps for a file that is no longer where it was (renamed
+  or moved, by hand, by a notes app or a ``git pull``): the memory follows the file, with its
+  links and history, instead of a second one being made.
 - ``removed``: files the vault keeps from a folder being ingested that are no longer there. They
   are reported and marked missing; their memories are never deleted.
+
+A watched folder's run (``changed``) looks only at the paths its watcher saw change below the
+folder, not at the whole folder: the others are taken as unchanged, and a deleted or moved
+file is still found by the check of the folder's known files against the disk.
 
 Paths are ``Path`` objects that open the file (a name that is not UTF-8 holds surrogates, PEP
 383); what the vault keys, shows and reports is their readable form (``ingest.file_names``).
@@ -93,11 +100,14 @@ def make_plan(
     paths: Sequence[Path],
     scope: str,
     hashed: Callable[[Path, int, int], None] | None = None,
+    changed: Sequence[Path] | None = None,
 ) -> Plan:
     """Walk ``paths``, hash each file (``hashed(path, done, total)`` after each) and compare
     with what ``scope`` keeps. Nothing a file or folder does (no permission, a loop, vanishing)
-    raises: it becomes an ``unreadable`` entry of the plan."""
+    raises: it becomes an ``unreadable`` entry of the plan. With ``changed``, only those paths
+    below a folder of ``paths`` are looked at (a watcher's batch)."""
     plan = Plan()
+    moved_from: set[str] = set()  # the old paths of files found moved, claimed once each
     found: dict[Path, Path | None] = {}
     problems: dict[Path, tuple[Path | None, str, str | None]] = {}  # path: root, why, kind
     for given in paths:
@@ -111,7 +121,12 @@ def make_plan(
             if path in plan.roots:
                 continue
             plan.roots.append(path)
-            for file, problem in _walk(path, plan.folders):
+            listed = (
+                _walk(path, plan.folders)
+                if changed is None
+                else _walk_changed(path, changed, plan.folders)
+            )
+            for file, problem in listed:
                 if problem is None:
                     found[file] = found.get(file) or path  # found in a folder: its links count
                 else:
@@ -127,7 +142,9 @@ def make_plan(
     with vault.read() as conn:
         previous = source_rows.by_paths(conn, sorted(shown | {readable(path) for path in problems}))
         for done, (path, root) in enumerate(unique, start=1):
-            plan.files.append(_planned(conn, path, root, previous.get(readable(path)), scope))
+            plan.files.append(
+                _planned(conn, path, root, previous.get(readable(path)), scope, moved_from)
+            )
             if hashed is not None:
                 hashed(path, done, len(unique))
         for path, (root, why, kind) in sorted(problems.items(), key=lambda i: readable(i[0])):
@@ -138,6 +155,7 @@ def make_plan(
             ):
                 if (
                     row["path"] not in shown
+                    and row["path"] not in moved_from
                     and not on_disk(row["path"], row["path_bytes"]).exists()
                 ):
                     plan.removed.append(row["path"])
@@ -156,6 +174,7 @@ def _planned(
     root: Path | None,
     previous: SourceRow | None,
     scope: str,
+    moved_from: set[str],
 ) -> PlannedFile:
     try:
         stat = path.stat()
@@ -180,6 +199,12 @@ def _planned(
         return PlannedFile(
             path, root, stat.st_size, stat.st_mtime_ns, digest, action, kind, previous
         )
+    if previous is None or not previous["document_id"] or previous["state"] == "duplicate":
+        gone = _moved_here(conn, digest, scope, moved_from)
+        if gone is not None:
+            return PlannedFile(
+                path, root, stat.st_size, stat.st_mtime_ns, digest, "moved", kind, previous, gone
+            )
     same = source_rows.ingested_with_hash(conn, digest, scope)
     if same is not None and same["path"] != readable(path):
         return PlannedFile(
@@ -191,6 +216,19 @@ def _planned(
     elif previous is not None and previous["state"] == "failed":
         action = "retry"
     return PlannedFile(path, root, stat.st_size, stat.st_mtime_ns, digest, action, kind, previous)
+
+
+def _moved_here(
+    conn: Connection, digest: str, scope: str, moved_from: set[str]
+) -> SourceRow | None:
+    """The row of a kept file with these bytes that is gone from where it was: this file is
+    that one, moved. Each old path is claimed once (a second copy is a duplicate)."""
+    for row in source_rows.documents_with_hash(conn, digest, scope):
+        if row["path"] in moved_from or on_disk(row["path"], row["path_bytes"]).exists():
+            continue
+        moved_from.add(row["path"])
+        return row
+    return None
 
 
 def file_hash(path: Path) -> str:
@@ -235,6 +273,53 @@ def _walk(root: Path, folders: set[str]) -> Iterator[tuple[Path, tuple[str, str 
         error = failed.pop()
         folder_path = Path(error.filename) if error.filename else root
         yield folder_path, (_why(folder_path, error, folder=True), FOLDER)
+
+
+def _walk_changed(
+    root: Path, changed: Sequence[Path], folders: set[str]
+) -> Iterator[tuple[Path, tuple[str, str | None] | None]]:
+    """What ``_walk`` would list of the ``changed`` paths below ``root``: a file, or a folder
+    (created or moved in) walked whole. A path no longer there is left to the plan's check of
+    the folder's known files against the disk."""
+    seen: set[Path] = set()
+    for given in sorted(set(changed)):
+        path = Path(given)
+        try:
+            relative = path.relative_to(root)
+        except ValueError:
+            continue  # below another folder of the run
+        if not _listed(root, relative):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            for found, problem in _walk(path, folders):
+                if found not in seen:
+                    seen.add(found)
+                    yield found, problem
+            continue
+        try:
+            regular = stat_kinds.S_ISREG(path.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            seen.add(path)
+            yield path, (_why(path, exc), None)
+            continue
+        if regular and path not in seen:
+            seen.add(path)
+            yield path, None
+
+
+def _listed(root: Path, relative: Path) -> bool:
+    """Whether ``_walk`` from ``root`` would reach ``relative``: no hidden part, no tool
+    folder, not inside a Logseq graph's own ``logseq/`` folder."""
+    here = root
+    for part in relative.parts:
+        if part.startswith(".") or part in SKIPPED_DIRS:
+            return False
+        if part == "logseq" and (here / part / "config.edn").exists():
+            return False
+        here = here / part
+    return True
 
 
 def _why(path: Path, error: BaseException, *, folder: bool = False) -> str:
