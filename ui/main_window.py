@@ -227,7 +227,13 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog | None:
         if not self.session.is_open:
             return None
-        dialog = SettingsDialog(self.session, self.preferences, self, self.server_switch)
+        dialog = SettingsDialog(
+            self.session,
+            self.preferences,
+            self,
+            self.server_switch,
+            self.workspace.ingest.watching,
+        )
         dialog.preferences_changed.connect(
             lambda: self.autolock.set_minutes(self.preferences.autolock_minutes())
         )
