@@ -67,6 +67,7 @@ class IngestPanel(QWidget):
         self._token: CancelToken | None = None
         self._run = 0  # which run the worker's signals belong to; a lock starts a new count
         self._running = False
+        self._watched_run = False  # the run is a watched folder's batch, not a drop
         self._queue: list[str] = []
         self._batches: dict[str, WatchBatch] = {}  # by scope: watched changes waiting
         self.watching = FolderWatching(session, self.start_watched, self)
@@ -122,6 +123,11 @@ class IngestPanel(QWidget):
     @property
     def is_running(self) -> bool:
         return self._running
+
+    @property
+    def watched_run(self) -> bool:
+        """Whether the current or last run was a watched folder's changes."""
+        return self._watched_run
 
     def start(self, paths: list[str]) -> None:
         """Add files and folders; while a run goes, they wait for the next one."""
@@ -188,6 +194,7 @@ class IngestPanel(QWidget):
         self._run += 1
         run = self._run
         self._running = True
+        self._watched_run = batch is not None
         self._token = CancelToken()
         self._cancel.setEnabled(True)
         self._bar.setRange(0, 0)  # busy until the files are counted

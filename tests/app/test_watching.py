@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +25,7 @@ from cairn.app.ingestion.report import IngestReport
 from cairn.app.ingestion.watching import WatchBatch, watch_problem
 from cairn.app.models import Node
 from cairn.app.service import MemoryService
-from tests.conftest import PASSPHRASE
+from tests.conftest import PASSPHRASE, without_root_override
 
 ALL = ["personal"]
 QUIET = 0.5  # the watcher's quiet time in these tests: short, so they run quickly
@@ -79,6 +82,7 @@ def test_watch_add_list_remove(cli: Callable[..., tuple[str, str]], tmp_path: Pa
     _, err = cli("watch", "add", str(tmp_path / "nowhere"), expect=1)
     assert "not there" in err
     _, err = cli("watch", "add", "--scope", "nosuch", str(tmp_path / "notes" / "inner"), expect=1)
+    assert "nosuch" in err
     cli("watch", "remove", str(notes))
     assert json.loads(cli("watch", "list", "--json")[0]) == [{"path": str(papers), "scope": "work"}]
     _, err = cli("watch", "remove", str(notes), expect=1)
@@ -337,3 +341,29 @@ def test_the_watch_limit_says_what_to_do() -> None:
     assert "fs.inotify.max_user_watches" in full and "sysctl" in full
     instances = watch_problem("/n", OSError(errno.EMFILE, "inotify instance limit reached"))
     assert "fs.inotify.max_user_instances" in instances
+
+
+def test_an_unreadable_folder_is_refused_with_what_to_do(
+    vault_path: Path, embedder: MiniLMEmbedder, tmp_path: Path
+) -> None:
+    """Run as a person's own account would (as root, without the override capabilities)."""
+    compose.create_vault(vault_path, PASSPHRASE, embedder=embedder).close()
+    env = {**os.environ, "CAIRN_VAULT": str(vault_path), "CAIRN_PASSPHRASE": PASSPHRASE}
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    closed.chmod(0)
+    try:
+        done = subprocess.run(
+            without_root_override(
+                [sys.executable, "-m", "cairn.app.cli", "watch", "add", str(closed)]
+            ),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
+    finally:
+        closed.chmod(0o755)
+    assert done.returncode == 1, done.stdout
+    assert "not readable by your user" in done.stderr and "chmod u+rx" in done.stderr

@@ -67,6 +67,8 @@ def test_a_watched_folder_follows_edits_renames_and_deletes(qtbot: Any, tmp_path
     )
     report = _next_run(qtbot, window, edit)
     assert [f.state for f in report.files] == ["replaced"]
+    assert ingest.watched_run  # a routine save: the status bar says so, no notification
+    qtbot.waitUntil(lambda: "Watched folders" in window.statusBar().currentMessage())
     rows = _search(qtbot, window, "heron silver eel")
     assert any(r.source_name == "heron.txt" for r in rows)
 
