@@ -173,7 +173,10 @@ def cmd_get(args: argparse.Namespace) -> int:
             if node.body:
                 print(f"  {node.body}")
             for key, value in sorted(node.attrs.items()):
-                print(f"  {key}: {value}")
+                shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+                print(f"  {key}: {shown}")
+            if detail.merged_ids:
+                print(f"  merged ids: {', '.join(detail.merged_ids)}")
             for edge in detail.edges:
                 arrow = "->" if edge.direction == "out" else "<-"
                 print(

@@ -21,9 +21,11 @@ when ``CancelToken.cancel()`` is called, leaving the vault consistent.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
+from cairn.ingest import notes_folder
 from cairn.ingest.chunking import chunk
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
@@ -154,6 +157,7 @@ class _Run:
             ingestor._pack, ingestor._space, ingestor._writer, ingestor._history, scope, report
         )
         self._batch: list[Prepared] = []
+        self._namings: dict[Path, notes_folder.Naming | None] = {}  # per folder given
         self._files_total = sum(1 for f in plan.files if f.to_read)
         self._files_done = 0
         self._bytes_done = 0
@@ -171,37 +175,35 @@ class _Run:
                     self._report.files.append(moves.follow(conn, store, planned, self._scope))
                 elif not planned.to_read:
                     self._report.files.append(outcomes.settle_unread(conn, planned, self._scope))
-        for planned in self._plan.files:
-            if not planned.to_read:
-                continue
-            if self._cancel.cancelled:
-                self._report.cancelled = True
-                self._report.files.append(outcomes.planned(planned, "cancelled"))
-                continue
-            self._emit("reading", planned.source)
-            try:
-                document = self._worker.extract(planned.path, lambda: self._cancel.cancelled)
-            except Stopped:
-                self._report.cancelled = True
-                self._report.files.append(outcomes.planned(planned, "cancelled"))
-                continue
-            except ExtractionError as exc:
-                self._fail(planned, str(exc))
-                continue
-            self._emit("embedding", planned.source)
-            prepared = self._prepare(planned, document)
-            self._files_done += 1  # read; its batch commits below
-            self._bytes_done += planned.size
-            if prepared.passage_vectors is None:
-                self._flush()  # what came before it commits first, in file order
-                self._write_in_parts(prepared)
-                continue
-            self._batch.append(prepared)
-            if (
-                len(self._batch) >= BATCH_FILES
-                or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
-            ):
-                self._flush()
+        to_read = [planned for planned in self._plan.files if planned.to_read]
+        # The next file is read (in the extraction worker, watched from a thread of its own)
+        # while this one is embedded and written: reading and embedding overlap instead of
+        # taking turns. At most one file is read ahead, so memory holds at most two.
+        with ThreadPoolExecutor(1, thread_name_prefix="cairn-read-ahead") as reader:
+            ahead: Future[ExtractedDocument] | None = None
+            for index, planned in enumerate(to_read):
+                reading = ahead or self._read(reader, planned)
+                ahead = None
+                if self._cancel.cancelled:
+                    _settle(reading)
+                    self._report.cancelled = True
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
+                    continue
+                self._emit("reading", planned.source)
+                try:
+                    document = reading.result()
+                except Stopped:
+                    self._report.cancelled = True
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
+                    continue
+                except ExtractionError as exc:
+                    self._fail(planned, str(exc))
+                    continue
+                if index + 1 < len(to_read) and not self._cancel.cancelled:
+                    ahead = self._read(reader, to_read[index + 1])
+                self._take(planned, document)
+            if ahead is not None:
+                _settle(ahead)
         self._flush()
         self._emit("linking", None)
         if self._plan.roots and not self._report.cancelled:
@@ -209,6 +211,26 @@ class _Run:
             self._report.links += made.links
             self._report.stubs += made.stubs
         self._emit("done", None)
+
+    def _read(self, reader: ThreadPoolExecutor, planned: PlannedFile) -> Future[ExtractedDocument]:
+        return reader.submit(self._worker.extract, planned.path, lambda: self._cancel.cancelled)
+
+    def _take(self, planned: PlannedFile, document: ExtractedDocument) -> None:
+        """Embed a document read, and write it with its batch (or alone, in parts)."""
+        self._emit("embedding", planned.source)
+        prepared = self._prepare(planned, document)
+        self._files_done += 1  # read; its batch commits below
+        self._bytes_done += planned.size
+        if prepared.passage_vectors is None:
+            self._flush()  # what came before it commits first, in file order
+            self._write_in_parts(prepared)
+            return
+        self._batch.append(prepared)
+        if (
+            len(self._batch) >= BATCH_FILES
+            or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
+        ):
+            self._flush()
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -221,7 +243,9 @@ class _Run:
                     name_index.mentionable(conn, [self._scope])
                 )
         passages = chunk(document.segments)
-        title = records.document_title(document.title, Path(planned.source))
+        title = records.document_title(
+            self._note_title(planned, document) or document.title, Path(planned.source)
+        )
         attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
         warnings = [*document.warnings, *attr_warnings]
         total = len(passages)
@@ -252,6 +276,20 @@ class _Run:
         if short:
             prepared.passage_vectors = vectors[1 + len(found) :]
         return prepared
+
+    def _note_title(self, planned: PlannedFile, document: ExtractedDocument) -> str | None:
+        """A note of a notes folder is titled as its tool titles it (its file name, or the
+        title it declares), not by a heading inside it; None for any other file."""
+        root = planned.root
+        if root is None:
+            return None
+        if root not in self._namings:
+            kind = notes_folder.detect(root)
+            self._namings[root] = notes_folder.Naming.of(root, kind) if kind else None
+        naming = self._namings[root]
+        if naming is None or not naming.is_note(planned.path):
+            return None
+        return naming.title_of(Path(readable(planned.path.relative_to(root))), document)
 
     def _embed(self, texts: Sequence[str]) -> list[Any]:
         embedder = self._in._space.embedder
@@ -354,3 +392,9 @@ class _Run:
                 current,
             )
         )
+
+
+def _settle(reading: Future[ExtractedDocument]) -> None:
+    """Wait for a read no longer wanted (the run was cancelled, which stops it too)."""
+    with contextlib.suppress(Stopped, ExtractionError):
+        reading.result()

@@ -12,6 +12,10 @@ each hashed and compared with what the vault already keeps.
 - ``moved``: the same bytes the vault keeps for a file that is no longer where it was (renamed
   or moved, by hand, by a notes app or a ``git pull``): the memory follows the file, with its
   links and history, instead of a second one being made.
+- In a notes folder (Obsidian, Logseq, Foam, Markdown with ``[[links]]``), a stylesheet or
+  script (``publish.css``, ``publish.js``, a theme) is the look of the published site, not a
+  note: ``unsupported`` like any file Cairn does not read. Hidden folders (``.obsidian/``,
+  ``.foam/``, ``.git/``) are never walked.
 - ``removed``: files the vault keeps from a folder being ingested that are no longer there. They
   are reported and marked missing; their memories are never deleted.
 
@@ -36,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.app.ingestion.extraction import kind_of
+from cairn.ingest import notes_folder
 from cairn.ingest.file_names import on_disk, readable
 from cairn.storage import source_rows
 from cairn.storage.connection import Connection
@@ -46,6 +51,8 @@ HASH_CHUNK = 1 << 20
 # Folders that hold tools' own files, never a person's notes.
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 ACTIONS_TO_READ = ("new", "changed", "retry")
+# A notes folder's web files: the published site's look and behaviour, never a person's notes.
+SITE_SUFFIXES = frozenset({".css", ".scss", ".sass", ".less", ".js", ".mjs", ".cjs", ".map"})
 FOLDER = "folder"  # the kind of an unreadable folder's entry, and its media type in sources
 
 
@@ -137,13 +144,17 @@ def make_plan(
             problems[path] = (None, _not_a_file(path), None)
         else:
             plan.not_found.append(readable(path))
+    notes_roots = {root for root in plan.roots if notes_folder.detect(root) is not None}
     unique = sorted(found.items(), key=lambda item: readable(item[0]))
     shown = {readable(path) for path in found}
     with vault.read() as conn:
         previous = source_rows.by_paths(conn, sorted(shown | {readable(path) for path in problems}))
         for done, (path, root) in enumerate(unique, start=1):
+            site_file = root in notes_roots and path.suffix.lower() in SITE_SUFFIXES
             plan.files.append(
-                _planned(conn, path, root, previous.get(readable(path)), scope, moved_from)
+                _planned(
+                    conn, path, root, previous.get(readable(path)), scope, moved_from, site_file
+                )
             )
             if hashed is not None:
                 hashed(path, done, len(unique))
@@ -175,12 +186,13 @@ def _planned(
     previous: SourceRow | None,
     scope: str,
     moved_from: set[str],
+    site_file: bool = False,
 ) -> PlannedFile:
     try:
         stat = path.stat()
     except OSError as exc:  # gone, or its folder closed, since it was listed
         return _unreadable(path, root, _why(path, exc), None, previous)
-    kind = kind_of(path)
+    kind = None if site_file else kind_of(path)
     if kind is None:
         return PlannedFile(path, root, stat.st_size, stat.st_mtime_ns, None, "unsupported", None)
     if previous is not None and previous["scope"] != scope:
