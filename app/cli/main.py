@@ -16,7 +16,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.app import compose
-from cairn.app.cli import backup, doctor, edit, ingest, memory, receipts, retention, serve, tokens
+from cairn.app.cli import (
+    backup,
+    doctor,
+    edit,
+    ingest,
+    memory,
+    receipts,
+    retention,
+    serve,
+    tokens,
+    watch,
+)
 from cairn.app.cli.common import (
     ask,
     emit,
@@ -426,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory.register(verb, scoped)
     edit.register(verb, scoped)
     ingest.register(verb)
+    watch.register(verb)
     receipts.register(verb)
     backup.register(verb)
     doctor.register(verb)

@@ -12,8 +12,9 @@ are kept, and embedding and writing it may take at most ``ingest_max_write_secon
 either, the rest is left out and the file's outcome says so.
 
 A changed file gets a new Document that supersedes the old one; the old version and its
-passages stay as history. A file (or folder) that fails is recorded with its reason on its
-source row (``outcomes``) and the run goes on. Progress reaches the caller through
+passages stay as history. A file that moved keeps its memory, which follows it (``moves``). A
+file (or folder) that fails is recorded with its reason on its source row (``outcomes``) and
+the run goes on. Progress reaches the caller through
 ``IngestProgress`` events and the run stops between files (or between a long document's parts)
 when ``CancelToken.cancel()`` is called, leaving the vault consistent.
 """
@@ -32,7 +33,7 @@ from cairn.app import memory_settings, mentions, receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import outcomes, records
+from cairn.app.ingestion import moves, outcomes, records
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
 from cairn.app.ingestion.links import link_folders
 from cairn.app.ingestion.plan import Plan, PlannedFile, make_plan
@@ -102,6 +103,7 @@ class Ingestor:
         cancel: CancelToken | None = None,
         ocr_languages: tuple[str, ...] | None = None,
         whisper_model_dir: str | None = None,
+        changed: Sequence[str] | None = None,
     ) -> IngestReport:
         settings = self._settings
         if ocr_languages:
@@ -114,7 +116,8 @@ class Ingestor:
         def hashed(path: Path, done: int, total: int) -> None:
             report_to(IngestProgress("scanning", 0, total, 0, 0, readable(path)))
 
-        plan = make_plan(self._vault, paths, scope, hashed)
+        only = None if changed is None else [Path(p) for p in changed]
+        plan = make_plan(self._vault, paths, scope, hashed, only)
         report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
         if dry_run:
             report.files = [outcomes.planned(f) for f in plan.files]
@@ -170,7 +173,10 @@ class _Run:
             source_rows.mark_missing(conn, self._plan.removed, now_iso())
             outcomes.forget_recovered_folders(conn, self._plan)
             for planned in self._plan.files:
-                if not planned.to_read:
+                if planned.action == "moved":
+                    store = self._in._writer.store
+                    self._report.files.append(moves.follow(conn, store, planned, self._scope))
+                elif not planned.to_read:
                     self._report.files.append(outcomes.settle_unread(conn, planned, self._scope))
         to_read = [planned for planned in self._plan.files if planned.to_read]
         # The next file is read (in the extraction worker, watched from a thread of its own)
