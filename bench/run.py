@@ -14,12 +14,16 @@
    transcription real-time factor, end-to-end passages/s.
 6. The watched-folder line (see ``bench.watch_line``): the time and memory to start watching
    10,000 files, the idle CPU while watching, and a burst of 1,000 files as one batch.
+7. The embedding line (see ``bench.embed_line``): passages/s on ~140-token passages and a whole
+   ingest of the Logseq and Foam notes, with the previous embedder and pipeline and with
+   today's, in this one run; the ingest's wall time and peak memory.
 
 Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``,
 ``--skip-ingest``, ``--only-ingest`` (the ingest line alone), ``--only-graph`` (the graph view
 line alone, see ``bench.graph_line``; it also runs in a full run), ``--only-server`` (the scale
 vaults built and only the graph server's load line run on them), ``--skip-watch`` and
-``--only-watch`` (the watched-folder line). Vaults live
+``--only-watch`` (the watched-folder line), ``--skip-embed`` and ``--only-embed`` (the embedding
+line). Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
 """
 
@@ -38,6 +42,7 @@ from typing import Any
 from bench import (
     build,
     corpus,
+    embed_line,
     graph_line,
     ingest_line,
     realembed,
@@ -71,6 +76,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--only-watch", action="store_true", help="run the watched-folder line alone"
     )
+    parser.add_argument("--skip-embed", action="store_true", help="skip the embedding line")
+    parser.add_argument(
+        "--only-embed", action="store_true", help="run the embedding line (before/after) alone"
+    )
     return parser.parse_args(argv)
 
 
@@ -82,8 +91,18 @@ def scales_of(args: argparse.Namespace) -> list[int]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
-    alone = args.only_ingest or args.only_graph or args.only_server or args.only_watch
-    scales = [] if args.only_ingest or args.only_graph or args.only_watch else scales_of(args)
+    alone = (
+        args.only_ingest
+        or args.only_graph
+        or args.only_server
+        or args.only_watch
+        or args.only_embed
+    )
+    scales = (
+        []
+        if args.only_ingest or args.only_graph or args.only_watch or args.only_embed
+        else scales_of(args)
+    )
     started = time.perf_counter()
     texts = corpus.load()
     results: dict[str, Any] = {
@@ -101,6 +120,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             results["ingest"] = ingest_line.line(root)
         if args.only_graph or not alone:
             results["graph"] = graph_line.line(root)
+        if not args.skip_embed and (args.only_embed or not alone):
+            results["embedding"] = embed_line.line(root)
         if not args.skip_watch and (args.only_watch or not alone):
             _say("watched folders: 10,000 files")
             results["watch"] = watch_line.line(root)
@@ -117,6 +138,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     report.print_report(results)
     graph_line.print_line(results.get("graph"))
     watch_line.print_line(results.get("watch"))
+    embed_line.print_line(results.get("embedding"))
     return results
 
 
