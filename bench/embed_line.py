@@ -78,6 +78,24 @@ def throughput(passages: list[str]) -> dict[str, Any]:
     }
 
 
+def agreement(passages: list[str], root: Path) -> dict[str, Any]:
+    """Cosine of each model's vector of a passage to the fp32 model's (the upstream weights as
+    a fused graph, built here by the install script's code): mean and minimum."""
+    import numpy as np
+
+    from bench.embedders import embedder_named
+
+    reference = embedder_named("fp32", str(root)).embed(passages)
+    found: dict[str, Any] = {}
+    for name in ("previous", "int8"):
+        cosines = (embedder_named(name, str(root)).embed(passages) * reference).sum(axis=1)
+        found[name] = {
+            "mean": round(float(np.mean(cosines)), 4),
+            "min": round(float(np.min(cosines)), 4),
+        }
+    return found
+
+
 def ingest(which: str, root: Path) -> dict[str, Any]:
     """One whole ingest of the notes in a child process; its tree's peak resident memory."""
     vault = root / f"ingest-{which}.cairn"
@@ -144,7 +162,9 @@ def line(root: Path) -> dict[str, Any]:
         print(f"bench: embedding line {message}", file=sys.stderr)
         return {"skipped": message}
     print("bench: embedding line: passages of ingest length", file=sys.stderr)
-    result: dict[str, Any] = {"throughput": throughput(passages_of_ingest_length())}
+    passages = passages_of_ingest_length()
+    result: dict[str, Any] = {"throughput": throughput(passages)}
+    result["cosine_to_fp32"] = agreement(passages, root)
     for which in ("before", "after"):
         print(f"bench: embedding line: whole ingest of the notes, {which}", file=sys.stderr)
         result[f"ingest_{which}"] = ingest(which, root)
@@ -165,6 +185,13 @@ def print_line(result: dict[str, Any] | None) -> None:
         f"  ~140-token passages    before {rate['per_s']['before']:6.1f}/s   after "
         f"{rate['per_s']['after']:6.1f}/s   x{rate['speedup']:.2f}  (median of {rate['runs']}, "
         f"{rate['passages']} passages; target x3)"
+    )
+    cosine = result["cosine_to_fp32"]
+    print(
+        "  cosine to fp32 vectors  "
+        + "   ".join(
+            f"{name} mean {c['mean']:.4f} min {c['min']:.4f}" for name, c in cosine.items()
+        )
     )
     for which in ("before", "after"):
         run = result[f"ingest_{which}"]

@@ -139,3 +139,45 @@ class PreviousEmbedder:
             norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
             out[rows] = pooled / norms
         return out
+
+
+MODELS = ("int8", "fp32", "previous")
+
+
+def fp32_model_file(folder: str) -> str:
+    """The fused fp32 graph the int8 model is quantised from, written into ``folder`` by the
+    install-time build script (from the same upstream weights): the reference the int8
+    vectors are compared with."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    import onnx
+
+    script = Path(__file__).resolve().parents[1] / "packaging" / "build_embedding_model.py"
+    spec = importlib.util.spec_from_file_location("build_embedding_model", script)
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    source = build.source_dir()
+    config = json.loads((source / "config.json").read_text())
+    graph = build.fused_graph(build.read_safetensors(source / "model.safetensors"), config)
+    path = str(Path(folder) / "minilm-l6-fp32.onnx")
+    onnx.save(graph, path)
+    return path
+
+
+def embedder_named(name: str, folder: str) -> Embedder:
+    """``int8``: Cairn's model; ``fp32``: the graph it is quantised from (built into
+    ``folder``); ``previous``: the file Cairn shipped before."""
+    from pathlib import Path
+
+    from cairn.app.embedding_model import MiniLMEmbedder
+
+    if name == "int8":
+        return MiniLMEmbedder()
+    if name == "fp32":
+        return MiniLMEmbedder(model_path=Path(fp32_model_file(folder)), verify=False)
+    if name == "previous":
+        return PreviousEmbedder()
+    raise ValueError(f"no model named {name!r}; one of {', '.join(MODELS)}")
