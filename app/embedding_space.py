@@ -66,7 +66,11 @@ class EmbeddingSpace:
         if self.embedder is None:
             return "vector search is off: no embedder is loaded"
         if not self.ready:
-            return "vector search is off until the vectors are rebuilt (`cairn reindex`)"
+            # After a change of model too: the old vectors are of another space, never mixed in.
+            return (
+                "vector search is off until the vectors are rebuilt for this model (Settings › "
+                "Search › Rebuild vectors, or `cairn reindex`)"
+            )
         return None
 
     # -- write path ---------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
         for a in dedup_rows.addenda_of(conn, list(rows)):
             addendum: dict[str, Any] = {k: v for k, v in a.items() if k != "node_id"}
             addenda.setdefault(a["node_id"], []).append(addendum)
-        aliases = {node_id: dedup_rows.aliases_of(conn, node_id) for node_id in rows}
+        merged_ids = {node_id: dedup_rows.aliases_of(conn, node_id) for node_id in rows}
         hints = {node_id: feedback.enrich_hint(conn, node_id) for node_id in rows}
     by_node: dict[str, list[EdgeSummary]] = {node_id: [] for node_id in rows}
     for e in edges:
@@ -75,7 +75,7 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
                 max(counts.values()) > EDGES_PER_DIRECTION,
                 counts,
                 addenda.get(node_id, []),
-                aliases[node_id],
+                merged_ids[node_id],
                 asked if asked != node_id else None,
                 hints[node_id],
             )

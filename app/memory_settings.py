@@ -33,7 +33,7 @@ SETTINGS: dict[str, Setting] = {
         0.80, "cosine at or above which a new memory waits for review as a possible duplicate"
     ),
     "dedup_anchored_low": Setting(
-        0.75,
+        0.73,
         "the lower band for a memory naming the same people, places and figures as an old one",
     ),
     "dedup_jaccard": Setting(

@@ -196,7 +196,9 @@ class NodeDetail:
     edges_truncated: bool
     edge_counts: dict[str, int] = field(default_factory=dict)  # all edges: {'in': n, 'out': n}
     addenda: list[dict[str, Any]] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)  # ids merged into this node
+    # Ids of memories merged into this one (a read by one of them finds it). Not the names
+    # a memory answers to: those are its ``aliases`` attribute.
+    merged_ids: list[str] = field(default_factory=list)
     requested_as: str | None = None  # the merged id it was asked for by, if any
     enrich_hint: str | None = None
     # A possible duplicate not yet settled: the review item, the memory it may repeat
@@ -209,7 +211,7 @@ class NodeDetail:
         data["edges_truncated"] = self.edges_truncated
         data["edge_counts"] = dict(self.edge_counts)
         data["addenda"] = list(self.addenda)
-        data["aliases"] = list(self.aliases)
+        data["merged_ids"] = list(self.merged_ids)
         data["requested_as"] = self.requested_as
         data["enrich_hint"] = self.enrich_hint
         data["awaiting_review"] = dict(self.awaiting_review) if self.awaiting_review else None

@@ -172,6 +172,25 @@ class NodeStore:
         )
         return created
 
+    def fold_stub(self, conn: Connection, stub: NodeRow, into: str) -> None:
+        """A stub made for a name becomes the memory the name turned out to mean (a note
+        ingested after a link to it): its edges move to ``into`` where the pack allows them,
+        open review items follow, and its id becomes an alias of ``into`` (a read by the old
+        id finds it). The stub held nothing but the name, which ``into`` answers to."""
+        for e in graph_rows.edges_of(conn, stub["id"]):
+            src = into if e["src"] == stub["id"] else e["src"]
+            dst = into if e["dst"] == stub["id"] else e["dst"]
+            src_type = graph_rows.type_of(conn, src) or ""
+            dst_type = graph_rows.type_of(conn, dst) or ""
+            if src != dst and self._pack.edge_for(src_type, dst_type, (e["type"],)):
+                self.add_edge(conn, src, dst, e["type"], e["rationale"])
+        at = now_iso()
+        dedup_rows.repoint_review_items(conn, stub["id"], into)
+        dedup_rows.close_review_items_of(conn, stub["id"], "merged", at)
+        dedup_rows.add_alias(conn, stub["id"], into, at)
+        graph_rows.delete_node(conn, stub["id"])
+        self._space.removed(stub["seq"])
+
     def log(self, conn: Connection, node_id: str, verdict: gate.Verdict | None) -> None:
         if verdict is None:
             dedup_rows.log_decision(

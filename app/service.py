@@ -9,6 +9,7 @@ Every read names the scopes it may see; rows outside them do not exist for it.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -70,6 +71,8 @@ class MemoryService(VaultUpkeep):
         self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
         self._apart_runs = ApartRuns(open_in_child) if open_in_child else None
         self._retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
+        self._watcher = None  # watched folders, while the window asks (``start_watching``)
+        self._watch_lock = threading.Lock()
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -84,13 +87,15 @@ class MemoryService(VaultUpkeep):
         ocr_languages: Sequence[str] | None = None,
         whisper_model_dir: str | Path | None = None,
         separate_process: bool = False,
+        changed: Sequence[str | Path] | None = None,
     ) -> IngestReport:
         """Read files and folders into the vault (see ``ingestion``). ``dry_run`` only says
         what would happen. Failures are reported per file and never stop the run.
         ``ocr_languages`` (Tesseract codes, e.g. ``["eng", "deu"]``) and ``whisper_model_dir``
         (a CTranslate2 Whisper folder instead of the bundled model) apply to this run.
         ``separate_process`` runs it in a child process (the window's way: see
-        ``ingestion.process``); closing the service stops such a run first."""
+        ``ingestion.process``); closing the service stops such a run first. ``changed`` (a
+        watched folder's batch) looks only at those paths below the folders named."""
         if not paths:
             raise InvalidRequest("Name at least one file or folder to add.")
         self._scopes([scope])
@@ -101,6 +106,7 @@ class MemoryService(VaultUpkeep):
             "cancel": cancel,
             "ocr_languages": tuple(ocr_languages) if ocr_languages else None,
             "whisper_model_dir": str(whisper_model_dir) if whisper_model_dir else None,
+            "changed": None if changed is None else tuple(str(p) for p in changed),
         }
         files = [Path(p) for p in paths]
         if not separate_process:
@@ -339,6 +345,7 @@ class MemoryService(VaultUpkeep):
     # -- scopes -------------------------------------------------------------------------------
 
     def close(self) -> None:
+        self.stop_watching()  # no new run starts once the vault begins to close
         if self._apart_runs is not None:
             self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
         self._retention.save_uses_before_close()

@@ -7,6 +7,7 @@ one facade; the split keeps each file small.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,9 @@ from cairn.app import backups, memory_settings, receipts, tokens
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScope
+from cairn.app.ingestion import watch_list
+from cairn.app.ingestion.watch_list import WatchedFolder
+from cairn.app.ingestion.watching import BatchSink, FolderWatcher, ProblemSink
 from cairn.app.models import VerifyReport
 from cairn.app.packs import Pack
 from cairn.app.retention import PassReport, Proposal, Retention
@@ -31,6 +35,8 @@ class VaultUpkeep:
     _pack: Pack
     _space: EmbeddingSpace
     _retention: Retention
+    _watcher: FolderWatcher | None
+    _watch_lock: threading.Lock  # a start in a worker and a stop at lock never cross
 
     # -- scopes and settings ------------------------------------------------------------------
 
@@ -56,6 +62,64 @@ class VaultUpkeep:
             raise InvalidRequest(f"The scope name {name!r} is Cairn's own; choose another.")
         with self._vault.write() as conn:
             return records.add_scope(conn, name, now_iso())
+
+    # -- watched folders ----------------------------------------------------------------------
+
+    def watched_folders(self) -> list[WatchedFolder]:
+        """The folders watched while the vault is open (kept in the vault's settings)."""
+        with self._vault.read() as conn:
+            return watch_list.read(conn)
+
+    def watch_folder(self, path: str | Path, *, scope: str = "personal") -> list[WatchedFolder]:
+        """Add a folder to watch; its files go to ``scope``. Takes effect at the next
+        ``start_watching`` (the window restarts its watcher)."""
+        self._scopes([scope])
+        with self._vault.write() as conn:
+            return watch_list.add(conn, path, scope)
+
+    def unwatch_folder(self, path: str | Path) -> list[WatchedFolder]:
+        """Stop watching a folder; what was read from it is kept."""
+        with self._vault.write() as conn:
+            return watch_list.remove(conn, path)
+
+    def start_watching(
+        self,
+        on_batch: BatchSink,
+        on_problem: ProblemSink,
+        *,
+        catch_up: bool = True,
+        quiet: float | None = None,
+        max_wait: float | None = None,
+    ) -> list[WatchedFolder]:
+        """Watch the vault's folders until ``stop_watching`` or ``close`` (see
+        ``ingestion.watching``): each batch of changes goes to ``on_batch`` on the watcher's
+        thread, which runs it (``ingest(batch.folders, changed=batch.changed, ...)``); a
+        folder that cannot be watched goes to ``on_problem``. ``catch_up`` first hands over
+        each folder whole, for what changed while the vault was closed. Returns the folders
+        watched."""
+        timing = {
+            name: value
+            for name, value in (("quiet", quiet), ("max_wait", max_wait))
+            if value is not None
+        }
+        with self._watch_lock:
+            self._stop_watcher()
+            watcher = FolderWatcher(self.watched_folders(), on_batch, on_problem, **timing)
+            watcher.start()
+            self._watcher = watcher
+            if catch_up:
+                watcher.catch_up()
+            return watcher.watching
+
+    def stop_watching(self) -> None:
+        """Stop the watcher, if one runs: before the vault locks or closes."""
+        with self._watch_lock:
+            self._stop_watcher()
+
+    def _stop_watcher(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
 
     # -- embeddings ---------------------------------------------------------------------------
 

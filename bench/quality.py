@@ -33,6 +33,7 @@ from typing import Any
 from bench import report
 from bench.build import PASSPHRASE
 from bench.corpus import VASWANI
+from bench.embedders import MODELS, embedder_named
 from bench.ir_metrics import evaluate, ndcg_at_k
 from bench.measure import load_average, machine, summary
 from cairn.app import compose, receipts, retrieval
@@ -237,6 +238,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="build the (encrypted) vault at this path, or reuse it if it is there: for "
         "tuning search without loading the collection again",
     )
+    parser.add_argument(
+        "--model",
+        choices=MODELS,
+        default="int8",
+        help="embed with Cairn's int8 model (default), the fp32 graph it is quantised from, or "
+        "the previous model: to compare them on the same questions",
+    )
     return parser.parse_args(argv)
 
 
@@ -250,7 +258,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     started = time.perf_counter()
     results: dict[str, Any] = {"machine": machine()}
     _say("loading the model")
-    embedder = MiniLMEmbedder()
+    model_folder = tempfile.TemporaryDirectory(prefix="cairn-quality-model-")
+    embedder = embedder_named(args.model, model_folder.name)
+    results["embedder"] = embedder.identity
     with tempfile.TemporaryDirectory(prefix="cairn-quality-") as folder:
         path = args.keep or Path(folder) / "vaswani.cairn"
         build_s = 0.0 if path.exists() else build_vault(path, docs, embedder)

@@ -70,7 +70,7 @@ def _print_real(real: dict[str, Any]) -> None:
     print(
         f"  embedding throughput   {rate['median_per_s']:7.1f} passages/s  (median of "
         f"{len(rate['runs_per_s'])} runs {rate['runs_per_s']}; {rate['passages']} passages, "
-        f"{rate['mean_chars']:.0f} chars on average, batch {rate['batch_size']})"
+        f"{rate['mean_chars']:.0f} chars on average, each text alone)"
     )
     plain = writes["without_embedding"]
     print(

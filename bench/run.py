@@ -12,11 +12,18 @@
    entity writes.
 5. The ingest line on the shared corpus (see ``bench.ingest_line``): PDF pages/s, OCR s/page,
    transcription real-time factor, end-to-end passages/s.
+6. The watched-folder line (see ``bench.watch_line``): the time and memory to start watching
+   10,000 files, the idle CPU while watching, and a burst of 1,000 files as one batch.
+7. The embedding line (see ``bench.embed_line``): passages/s on ~140-token passages and a whole
+   ingest of the Logseq and Foam notes, with the previous embedder and pipeline and with
+   today's, in this one run; the ingest's wall time and peak memory.
 
 Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-real``,
 ``--skip-ingest``, ``--only-ingest`` (the ingest line alone), ``--only-graph`` (the graph view
 line alone, see ``bench.graph_line``; it also runs in a full run), ``--only-server`` (the scale
-vaults built and only the graph server's load line run on them). Vaults live
+vaults built and only the graph server's load line run on them), ``--skip-watch`` and
+``--only-watch`` (the watched-folder line), ``--skip-embed`` and ``--only-embed`` (the embedding
+line). Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
 """
 
@@ -32,7 +39,17 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench import build, corpus, graph_line, ingest_line, realembed, report, resolver_line
+from bench import (
+    build,
+    corpus,
+    embed_line,
+    graph_line,
+    ingest_line,
+    realembed,
+    report,
+    resolver_line,
+    watch_line,
+)
 from bench.embedders import RandomEmbedder
 from bench.measure import load_average, machine
 
@@ -55,6 +72,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--only-server", action="store_true", help="run the graph server's load line alone"
     )
+    parser.add_argument("--skip-watch", action="store_true", help="skip the watched-folder line")
+    parser.add_argument(
+        "--only-watch", action="store_true", help="run the watched-folder line alone"
+    )
+    parser.add_argument("--skip-embed", action="store_true", help="skip the embedding line")
+    parser.add_argument(
+        "--only-embed", action="store_true", help="run the embedding line (before/after) alone"
+    )
     return parser.parse_args(argv)
 
 
@@ -66,7 +91,18 @@ def scales_of(args: argparse.Namespace) -> list[int]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
-    scales = [] if args.only_ingest or args.only_graph else scales_of(args)
+    alone = (
+        args.only_ingest
+        or args.only_graph
+        or args.only_server
+        or args.only_watch
+        or args.only_embed
+    )
+    scales = (
+        []
+        if args.only_ingest or args.only_graph or args.only_watch or args.only_embed
+        else scales_of(args)
+    )
     started = time.perf_counter()
     texts = corpus.load()
     results: dict[str, Any] = {
@@ -78,12 +114,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as folder:
         root = Path(folder)
-        if not (args.skip_real or args.only_ingest or args.only_graph or args.only_server):
+        if not (args.skip_real or alone):
             results["real"] = real_lines(root, texts, args.real_writes)
-        if not (args.skip_ingest or args.only_graph or args.only_server):
+        if not args.skip_ingest and (args.only_ingest or not alone):
             results["ingest"] = ingest_line.line(root)
-        if not (args.only_ingest or args.only_server):
+        if args.only_graph or not alone:
             results["graph"] = graph_line.line(root)
+        if not args.skip_embed and (args.only_embed or not alone):
+            results["embedding"] = embed_line.line(root)
+        if not args.skip_watch and (args.only_watch or not alone):
+            _say("watched folders: 10,000 files")
+            results["watch"] = watch_line.line(root)
         for count in scales:
             results["scales"][str(count)] = scale_line(root, texts, count, args)
         results["resolver"] = {}
@@ -96,6 +137,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     report.write_json(results)
     report.print_report(results)
     graph_line.print_line(results.get("graph"))
+    watch_line.print_line(results.get("watch"))
+    embed_line.print_line(results.get("embedding"))
     return results
 
 

@@ -54,6 +54,9 @@ class ExtractedDocument:
     segments: tuple[Segment, ...]
     metadata: dict[str, Any] = field(default_factory=dict)  # front matter, author, language...
     links: tuple[str, ...] = ()  # names linked as [[...]], in order, each once
+    # Files the text embeds or links (![[x.png]], [[x.pdf|...]], ![](a/x.png)), as written.
+    attachments: tuple[str, ...] = ()
+    anchors: tuple[tuple[str, str], ...] = ()  # (name, heading) of each [[Name#Heading]]
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()  # other names of the document itself (alias::, aliases:)
     warnings: tuple[str, ...] = ()  # what was read only in part, and why

@@ -19,6 +19,16 @@ insensitively after Unicode NFC normalisation and whitespace folding; a "#headin
   path ends with it (a bare stem, or "folder/Note"): when several do, the one with the fewest
   folders wins, then the first path in sort order, (4) against front matter ``aliases``.
   A ".md" suffix is optional. Tags are not links in these tools.
+
+A link or embed that names a file of another kind (``![[x.png]]``, ``[[x.pdf|the paper]]``,
+``![](assets/x.png)``) is an attachment: it resolves like a note's path, among the folder's
+other files, to the file itself (``NoteLinks.attachments``), never to a stub. A
+``[[Note#Heading]]`` link names the note and, in ``NoteLinks.anchors``, the heading.
+
+A note's title (``title_of``) is the name its tool shows: the front matter ``title`` (Logseq's
+``title::``, an Org page's ``#+TITLE:``), else its page name (Logseq) or its file name
+(Obsidian, Foam, Markdown). Never a heading inside it: "## Embed files" in
+"Accepted file formats.md" is a section of the note "Accepted file formats".
 """
 
 from __future__ import annotations
@@ -58,6 +68,8 @@ class NoteLinks:
     source: Path
     targets: tuple[Path, ...]  # the notes it links to, each once, never itself
     unresolved: tuple[str, ...]  # the names no note answers to, each once
+    attachments: tuple[Path, ...] = ()  # the folder's other files it embeds or links, each once
+    anchors: tuple[tuple[Path, str], ...] = ()  # (note, heading) of each [[Note#Heading]]
 
 
 @dataclass(frozen=True)
@@ -83,9 +95,11 @@ class Vault:
     root: Path
     kind: str
     notes: tuple[VaultNote, ...]
+    files: tuple[Path, ...] = ()  # its other files (pictures, recordings, PDFs...), relative
     _names: dict[str, list[VaultNote]] = field(init=False, repr=False, compare=False)
     _paths: dict[str, VaultNote] = field(init=False, repr=False, compare=False)
     _aliases: dict[str, list[VaultNote]] = field(init=False, repr=False, compare=False)
+    _files: dict[str, list[Path]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         names: dict[str, list[VaultNote]] = {}
@@ -95,13 +109,17 @@ class Vault:
             for alias in note.aliases:
                 aliases.setdefault(_key(alias), []).append(note)
         paths = {_key(_without_suffix(note.path.as_posix())): note for note in self.notes}
+        files: dict[str, list[Path]] = {}
+        for path in self.files:
+            files.setdefault(_key(path.name), []).append(path)
+        object.__setattr__(self, "_files", files)
         object.__setattr__(self, "_names", names)
         object.__setattr__(self, "_aliases", aliases)
         object.__setattr__(self, "_paths", paths)
 
     def resolve(self, link: str, source: Path | None = None) -> VaultNote | None:
         """The note ``link`` means when written in ``source`` (rules in the module docstring)."""
-        name = " ".join(re.split(r"[|#]", link, maxsplit=1)[0].split())
+        name = " ".join(re.split(r"[|#]", link, maxsplit=1)[0].rstrip("\\").split())
         if not name:
             return None
         if self.kind == LOGSEQ:
@@ -120,6 +138,25 @@ class Vault:
         found = [note for note in self._names.get(stem, []) if _ends_with(note, key)]
         found = found or self._aliases.get(key, [])
         return min(found, key=lambda n: (len(n.path.parts), n.path.as_posix()), default=None)
+
+    def resolve_file(self, link: str, source: Path | None = None) -> Path | None:
+        """The file (not a note) ``link`` names when written in ``source``: a path from the
+        note's folder, then from the vault root, then the file of that name with the fewest
+        folders (as Obsidian finds attachments, wherever its settings put them)."""
+        name = " ".join(link.split("|", 1)[0].rstrip("\\").split())
+        if not name:
+            return None
+        folder = posixpath.dirname(source.as_posix()) if source is not None else ""
+        found = self._files.get(_key(posixpath.basename(name)), [])
+        wanted = [posixpath.normpath(name.lstrip("/"))]
+        if not name.startswith("/"):
+            wanted.insert(0, posixpath.normpath(posixpath.join(folder, name)))
+        for path in wanted:
+            for candidate in found:
+                if _key(candidate.as_posix()) == _key(path):
+                    return candidate
+        ending = [p for p in found if _key("/" + p.as_posix()).endswith(_key("/" + name))]
+        return min(ending, key=lambda p: (len(p.parts), p.as_posix()), default=None)
 
 
 def detect(folder: Path) -> str | None:
@@ -147,29 +184,85 @@ def open_vault(folder: Path, kind: str | None = None) -> Vault:
     """The notes of a vault folder, each named as its tool names it (``kind`` if given, else
     what ``detect`` says; a folder of Markdown files without links is read as Markdown)."""
     kind = kind or detect(folder) or MARKDOWN
-    config = _read(folder / "logseq" / "config.edn") if kind == LOGSEQ else ""
-    config = "\n".join(line for line in config.splitlines() if not line.lstrip().startswith(";"))
-    journal = re.search(r':journal/page-title-format\s+"([^"]+)"', config)
+    naming = Naming.of(folder, kind)
     notes = []
-    for path in _note_files(folder, kind, _edn_strings(config, ":hidden")):
-        aliases: tuple[str, ...] = ()
+    for path in _note_files(folder, kind, naming.hidden):
         try:
-            doc = textfile.extract((folder / path).read_bytes(), path.name)
+            doc: ExtractedDocument | None = textfile.extract(
+                (folder / path).read_bytes(), path.name
+            )
         except (OSError, ExtractionError):
-            title = None  # an empty or unreadable note is still a name to link to
+            doc = None  # an empty or unreadable note is still a name to link to
+        notes.append(VaultNote(path, naming.name(path, doc), naming.aliases(path, doc)))
+    notes_at = {note.path for note in notes}
+    files = tuple(p for p in _files(folder, kind) if p not in notes_at)
+    return Vault(folder, kind, tuple(notes), files)
+
+
+@dataclass(frozen=True)
+class Naming:
+    """How a kind of notes folder names its notes (Logseq's journal title format, its hidden
+    pages), read once per folder."""
+
+    kind: str
+    journal_format: str = _DEFAULT_JOURNAL_TITLE
+    hidden: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, folder: Path, kind: str) -> Naming:
+        if kind != LOGSEQ:
+            return cls(kind)
+        config = _read(folder / "logseq" / "config.edn")
+        config = "\n".join(
+            line for line in config.splitlines() if not line.lstrip().startswith(";")
+        )
+        journal = re.search(r':journal/page-title-format\s+"([^"]+)"', config)
+        fmt = journal.group(1) if journal else _DEFAULT_JOURNAL_TITLE
+        return cls(kind, fmt, tuple(_edn_strings(config, ":hidden")))
+
+    def is_note(self, path: Path) -> bool:
+        """Whether ``path`` (relative to the folder) is a note of this kind of folder."""
+        suffixes = textfile.MARKDOWN_SUFFIXES | ({".org"} if self.kind == LOGSEQ else set())
+        return path.suffix.lower() in suffixes
+
+    def name(self, path: Path, doc: ExtractedDocument | None) -> str:
+        """The name links find the note by: Logseq's page name, else the file name."""
+        if self.kind == LOGSEQ:
+            title = _declared_title(path, doc) or _logseq_name(path, self.journal_format)
         else:
-            title, aliases = doc.metadata.get("title"), doc.aliases
-            if path.suffix.lower() == ".org" and doc.segments:  # "#+TITLE:" and "#+ALIAS:"
-                keywords = {k.lower(): v for k, v in _ORG_KEYWORD.findall(doc.segments[0].text)}
-                title, aliases = keywords.get("title"), tuple(_split(keywords.get("alias", "")))
-        if kind == LOGSEQ:
-            fmt = journal.group(1) if journal else _DEFAULT_JOURNAL_TITLE
-            name = title.strip() if isinstance(title, str) and title.strip() else ""
-            name = name or _logseq_name(path, fmt)
-        else:
-            name = path.stem
-        notes.append(VaultNote(path, unicodedata.normalize("NFC", name), aliases))
-    return Vault(folder, kind, tuple(notes))
+            title = path.stem
+        return unicodedata.normalize("NFC", title)
+
+    def title_of(self, path: Path, doc: ExtractedDocument | None) -> str:
+        """The title the tool shows: a declared title, else the name; never a heading."""
+        return unicodedata.normalize("NFC", _declared_title(path, doc) or self.name(path, doc))
+
+    def aliases(self, path: Path, doc: ExtractedDocument | None) -> tuple[str, ...]:
+        if doc is None:
+            return ()
+        if path.suffix.lower() == ".org":
+            return tuple(_split(_org_keywords(doc).get("alias", "")))
+        return doc.aliases
+
+
+def _declared_title(path: Path, doc: ExtractedDocument | None) -> str:
+    """The title a note states (front matter, ``title::``, ``#+TITLE:``), or ""."""
+    if doc is None:
+        return ""
+    title: object
+    if path.suffix.lower() == ".org":
+        title = _org_keywords(doc).get("title")
+    else:
+        title = doc.metadata.get("title")
+    if isinstance(title, list):
+        title = title[0] if title else None
+    return title.strip() if isinstance(title, str) else ""
+
+
+def _org_keywords(doc: ExtractedDocument) -> dict[str, str]:
+    if not doc.segments:  # "#+TITLE:" and "#+ALIAS:" open an Org page
+        return {}
+    return {k.lower(): v for k, v in _ORG_KEYWORD.findall(doc.segments[0].text)}
 
 
 def link_edges(vault: Vault, documents: Mapping[Path, ExtractedDocument]) -> LinkPlan:
@@ -183,13 +276,33 @@ def link_edges(vault: Vault, documents: Mapping[Path, ExtractedDocument]) -> Lin
         names: Iterable[str] = doc.links + doc.tags if vault.kind == LOGSEQ else doc.links
         targets: dict[Path, None] = {}
         unresolved: dict[str, str] = {}
+        files: dict[Path, None] = {}
         for name in names:
             target = vault.resolve(name, note.path)
-            if target is None:
+            if target is not None:
+                if target.path != note.path:
+                    targets.setdefault(target.path, None)
+                continue
+            file = vault.resolve_file(name, note.path)  # [[data.csv]]: a file, not a note
+            if file is not None:
+                files.setdefault(file, None)
+            else:
                 unresolved.setdefault(_key(name), name)
-            elif target.path != note.path:
-                targets.setdefault(target.path, None)
-        plan.append(NoteLinks(note.path, tuple(targets), tuple(unresolved.values())))
+        for name in doc.attachments:
+            # A picture or recording that is not there is no subject to make a stub of.
+            file = vault.resolve_file(name, note.path)
+            if file is not None:
+                files.setdefault(file, None)
+        anchors: dict[tuple[Path, str], None] = {}
+        for name, heading in doc.anchors:
+            target = vault.resolve(name, note.path)
+            if target is not None:
+                anchors.setdefault((target.path, heading), None)
+        plan.append(
+            NoteLinks(
+                note.path, tuple(targets), tuple(unresolved.values()), tuple(files), tuple(anchors)
+            )
+        )
     return LinkPlan(tuple(plan))
 
 
@@ -215,6 +328,20 @@ def _note_files(root: Path, kind: str, hidden: Iterable[str] = ()) -> Iterator[P
                 and not any(text == entry or text.startswith(entry + "/") for entry in hidden)
             ):
                 yield path
+
+
+def _files(root: Path, kind: str) -> Iterator[Path]:
+    """Every file of the vault outside hidden folders (and Logseq's own ``logseq/``)."""
+    for folder, dirs, names in os.walk(root):
+        here = Path(folder).relative_to(root)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in SKIPPED_DIRS
+            and not (kind == LOGSEQ and here == Path() and d == "logseq")
+        )
+        yield from (here / name for name in sorted(names) if not name.startswith("."))
 
 
 def _logseq_name(path: Path, title_format: str) -> str:

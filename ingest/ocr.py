@@ -41,6 +41,9 @@ MAX_PIXELS = 40_000_000
 # A page whose words average less than this (0-100) is named in the warnings: at that level
 # most words are wrong (a photo of a scene, handwriting, a blurred or very small scan).
 LOW_CONFIDENCE = 50.0
+# On a PDF page that images cover most of, OCR of fewer words than this found no writing worth
+# the name there (a photo's stray marks read as a letter or two).
+FEW_WORDS = 3
 DEFAULT_TIMEOUT_S = 300.0  # for one run of Tesseract on one page
 # One thread per Tesseract: its OpenMP threads make a page several times slower on a small
 # machine (13 s against 3.8 s for the UNLV page on 2 cores; tesseract-ocr/tesseract#3109).
@@ -172,18 +175,27 @@ def words_from_tsv(tsv: str) -> tuple[str, float | None, int]:
     return "\n".join(lines), mean, len(confidences)
 
 
-def summarise(pages: Mapping[int, PageText]) -> tuple[dict[str, Any], list[str]]:
-    """Document metadata and warnings for OCR'd pages (page number -> what was read)."""
+def summarise(
+    pages: Mapping[int, PageText], text_layers: Mapping[int, str] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """Document metadata and warnings for OCR'd pages (page number -> what was read).
+    ``text_layers`` holds the short text layer of a PDF page that images cover most of: such a
+    page is named when the OCR found little there too, since then neither gave its text."""
+    layers = text_layers or {}
     metadata: dict[str, Any] = {
         "ocr_confidence": _mean_confidence(list(pages.values())),
         "ocr_pages": [
             {"page": n, "confidence": p.confidence, "words": p.words}
+            | ({"text_layer_chars": len(layers[n])} if n in layers else {})
             for n, p in sorted(pages.items())
         ],
     }
     warnings: list[str] = []
     for number, page in sorted(pages.items()):
-        if page.confidence is not None and page.confidence < LOW_CONFIDENCE:
+        if number in layers:
+            poor = _poor_page(number, page, layers[number])
+            warnings.extend([poor] if poor else [])
+        elif page.confidence is not None and page.confidence < LOW_CONFIDENCE:
             warnings.append(
                 f"page {number} was read with low confidence ({page.confidence:.0f}/100): "
                 "its text may be wrong in places; a sharper scan or photo reads better"
@@ -193,12 +205,34 @@ def summarise(pages: Mapping[int, PageText]) -> tuple[dict[str, Any], list[str]]
     blank = [
         n
         for n, p in sorted(pages.items())
-        if not p.text.strip() and set(p.warnings) <= {ORIENTATION_NOT_CHECKED}
+        if n not in layers and not p.text.strip() and _read_in_full(p)
     ]
     if blank:
         listed = ", ".join(map(str, blank))
         warnings.append(f"no text was found on page(s) {listed} (a picture without writing?)")
     return metadata, warnings
+
+
+def _poor_page(number: int, page: PageText, layer: str) -> str | None:
+    """The warning for a page mostly covered by images, whose text layer is short, when the OCR
+    of its images found little (fewer than ``FEW_WORDS`` words, when none was left unread) or
+    was unsure of what it read; None when the OCR read it well."""
+    few = page.words < FEW_WORDS and _read_in_full(page)
+    unsure = page.confidence is not None and page.confidence < LOW_CONFIDENCE
+    if not few and not unsure:
+        return None
+    found = "no words" if page.words == 0 else f"{page.words} word(s)"
+    sure = f" with low confidence ({page.confidence:.0f}/100)" if unsure else ""
+    return (
+        f"page {number} is mostly an image, and little of its text could be read: its text "
+        f"layer holds only {len(layer)} characters and OCR found {found}{sure}; a sharper scan "
+        "reads better (or the image holds no writing)"
+    )
+
+
+def _read_in_full(page: PageText) -> bool:
+    """No image of the page was left unread (an unread one says why in its own warning)."""
+    return set(page.warnings) <= {ORIENTATION_NOT_CHECKED}
 
 
 class PdfPageOcr:

@@ -1,11 +1,16 @@
 """PDF with pypdf: the text layer page by page, each page a segment located by its number.
 
-A page without a text layer (a scan) is handed to ``ocr_page`` when one is given
-(``ocr.pdf_page_ocr``); without it the page is listed in the document's warnings, so nothing is
-silently missing. What OCR says of the pages it read (confidence, images left unread) joins the
-document's metadata and warnings. A damaged file is read as far as pypdf can recover it (it
-rebuilds a broken cross-reference table); one it cannot open at all, or an encrypted one, fails
-with the reason.
+A page is handed to ``ocr_page`` (``ocr.pdf_page_ocr``) when it has no text layer (a scan), or
+when images cover most of it and its text layer is short for them: a scanner's stamp ("Scanned
+with ..."), a fax header or a partial OCR layer must not hide the page they sit on
+(``pdf_pages`` says what is on a page). The text layer and the OCR are then put together, each
+line once. Without ``ocr_page`` such pages are listed in the document's warnings, so nothing is
+silently missing. What OCR says of the pages it read (confidence, images left unread, a page
+where neither the text layer nor the OCR found much) joins the document's metadata and
+warnings. A title in the file's metadata is used only when it names the document, not when a
+program put its default or a file name there (``placeholder_titles``). A damaged file is read
+as far as pypdf can recover it (it rebuilds a broken cross-reference table); one it cannot open
+at all, or an encrypted one, fails with the reason.
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
+from cairn.ingest import pdf_pages
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.ocr import PageText, summarise
+from cairn.ingest.placeholder_titles import document_title
 
 MEDIA_TYPE = "application/pdf"
 # A page with fewer characters than this in its text layer is treated as a scan (a scan may
@@ -52,33 +59,46 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
         raise ExtractionError(f"{name} is not a readable PDF ({exc}).") from None
     segments: list[Segment] = []
     scanned: list[int] = []
+    stamped: list[int] = []  # mostly images, with a short text layer
     warnings: list[str] = []
     read_by_ocr: dict[int, PageText] = {}
+    layers: dict[int, str] = {}  # the short text layers of pages also read by OCR
     for number, page in enumerate(pages, start=1):
         try:
             text = _clean(page.extract_text() or "")
         except Exception as exc:  # one bad page must not cost the others
             warnings.append(f"page {number} could not be read ({type(exc).__name__})")
             continue
-        if len(text) < MIN_TEXT_CHARS:
-            if ocr_page is None:
-                scanned.append(number)
-                if not text:
-                    continue
-            else:
-                read = ocr_page(number, page)
-                if isinstance(read, PageText):
-                    read_by_ocr[number] = read
-                text = _clean(read if isinstance(read, str) else read.text) or text
+        has_layer = len(text) >= MIN_TEXT_CHARS
+        if has_layer and not _mostly_images(page, text):
+            segments.append(Segment(text, Locator(page=number)))
+            continue
+        if ocr_page is None:
+            (stamped if has_layer else scanned).append(number)
+        else:
+            read = ocr_page(number, page)
+            if isinstance(read, PageText):
+                read_by_ocr[number] = read
+            by_ocr = _clean(read if isinstance(read, str) else read.text)
+            if has_layer:
+                layers[number] = text
+                text = pdf_pages.merge(text, by_ocr)
+            else:  # a stray mark in the layer of a scan (a page number) gives way to the OCR
+                text = by_ocr or text
         if text:
             segments.append(Segment(text, Locator(page=number)))
     if scanned:
         warnings.append(
             f"{len(scanned)} page(s) have no text layer (pages {_ranges(scanned)}); they need OCR"
         )
+    if stamped:
+        warnings.append(
+            f"{len(stamped)} page(s) are mostly images with little text layer (pages "
+            f"{_ranges(stamped)}); only that text was kept, and they need OCR"
+        )
     metadata = _metadata(reader, len(pages))
     if read_by_ocr:
-        ocr_metadata, ocr_warnings = summarise(read_by_ocr)
+        ocr_metadata, ocr_warnings = summarise(read_by_ocr, text_layers=layers)
         metadata.update(ocr_metadata)
         warnings.extend(ocr_warnings)
     title = metadata.get("title") or PurePath(name).stem
@@ -89,6 +109,18 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
         metadata=metadata,
         warnings=tuple(warnings),
     )
+
+
+def _mostly_images(page: Any, layer: str) -> bool:
+    """Whether images cover most of a page whose text layer is short for them."""
+    try:
+        area = pdf_pages.page_area(page)
+        if pdf_pages.text_amount(layer) >= pdf_pages.longest_short_layer(area):
+            return False  # a text page, whatever pictures it holds: their places are not needed
+        coverage = pdf_pages.image_coverage(page)
+    except Exception:  # a damaged page box or content stream: the text layer stands, as before
+        return False
+    return pdf_pages.short_for_its_images(layer, coverage, area)
 
 
 def _clean(text: str) -> str:
@@ -105,10 +137,23 @@ def _metadata(reader: PdfReader, pages: int) -> dict[str, Any]:
         return found
     if info is None:
         return found
-    for key, value in (("title", info.title), ("author", info.author)):
-        if isinstance(value, str) and value.strip():
-            found[key] = value.strip()
+    programs = (_field(info, "creator"), _field(info, "producer"))
+    title = document_title(_field(info, "title"), programs)
+    if title:
+        found["title"] = title
+    author = _field(info, "author")
+    if isinstance(author, str) and author.strip():
+        found["author"] = author.strip()
     return found
+
+
+def _field(info: Any, name: str) -> Any:
+    """One entry of the document information (``title``, ``creator``...), None when it cannot
+    be read."""
+    try:
+        return getattr(info, name)
+    except Exception:  # a damaged entry is as good as none
+        return None
 
 
 def _ranges(numbers: list[int]) -> str:

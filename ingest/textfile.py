@@ -4,8 +4,16 @@ for the links and tags the writer stated.
 
 - Front matter (YAML between ``---`` lines) gives the title, aliases and tags; Logseq's
   ``key:: value`` page properties (``alias::``, ``tags::``, ``title::``) do the same.
-- ``[[Target]]``, ``[[Target|shown]]`` and ``[[Target#heading]]`` are links to "Target";
-  ``![[file.png]]`` embeds a file and is not a link. ``#tag`` and ``#[[two words]]`` are tags.
+- The title is the front matter ``title`` (or Logseq's ``title::``), else a level-1 heading
+  that opens the file (the Markdown convention for a document's title), else the file name.
+  A heading further down, or of another level, is a section's name, never the file's. (A note
+  in a notes folder is named as its tool names it: see ``notes_folder``.)
+- ``[[Target]]``, ``[[Target|shown]]``, ``[[Target\\|shown]]`` (the ``|`` escaped inside a
+  table) and ``[[Target#heading]]`` are links to "Target"; the heading is kept in ``anchors``.
+  A target named like a file of another kind (``![[x.png]]``, ``[[talk.ogg]]``,
+  ``[[x.pdf|the paper]]``) or a Markdown link or image to a relative path (``![](a/x.png)``)
+  is an attachment, not a note: it is kept in ``attachments``. ``#tag`` and
+  ``#[[two words]]`` are tags.
 - Nothing inside code counts as a heading, link or tag: not in fenced blocks (a fence may open
   in a Logseq bullet, "- ```lang", and closes only on a bare run of its own mark at least as
   long, so a four-backtick block can show a three-backtick one), nor in inline code spans.
@@ -16,8 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 
@@ -27,11 +37,22 @@ from cairn.ingest.encoding import decode
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+).+?\1")
-_WIKILINK = re.compile(r"(?<!#)(!?)\[\[([^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
+_WIKILINK = re.compile(r"(?<!#)(!?)\[\[([^\[\]\n]+)\]\]")
+# [shown](target "title") and ![alt](target): only a relative path to a file is an attachment.
+_MARKDOWN_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _TAG = re.compile(r"(?<![\w#&/])(?<!\]\()#(?:\[\[([^\[\]\n]+)\]\]|([^\W\d_][\w/-]*))")
 _PROPERTY = re.compile(r"^([A-Za-z][\w-]*)::\s*(.*)$")
-_EMBEDDED_FILE = re.compile(r"\.(png|jpe?g|gif|svg|webp|pdf|mp3|mp4|wav|m4a|excalidraw)$", re.I)
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
+# What a link names when it names a file rather than a note: pictures, sound, video, documents,
+# drawings. A name like "Release 1.2" has no such suffix, so it stays a note's name.
+FILE_SUFFIXES = frozenset(
+    {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".avif",
+     ".mp3", ".wav", ".m4a", ".ogg", ".oga", ".opus", ".flac", ".aac", ".3gp", ".webm", ".mp4",
+     ".mkv", ".mov", ".avi", ".m4v", ".pdf", ".docx", ".doc", ".odt", ".rtf", ".epub", ".xlsx",
+     ".xls", ".ods", ".pptx", ".odp", ".csv", ".txt", ".html", ".htm", ".eml", ".mbox", ".zip",
+     ".excalidraw", ".canvas", ".drawio", ".json"}
+)  # fmt: skip
 
 
 def title_from_filename(name: str) -> str:
@@ -53,11 +74,16 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         metadata, body_start = _front_matter(lines, warnings)
         properties, body_start = _page_properties(lines, body_start)
         metadata = {**properties, **metadata}
-    segments, links, tags = _segments(lines, body_start, markdown)
+    segments, found, tags = _segments(lines, body_start, markdown)
     # Links in page properties ("type:: [[Tool]]") are links too.
-    links = [link for line in lines[:body_start] for link in _links_in(line)] + links
+    found = [link for line in lines[:body_start] for link in _links_in(line)] + found
+    links = [link.name for link in found if not link.file]
+    attachments = [link.name for link in found if link.file]
+    anchors = {(link.name, link.heading): None for link in found if link.heading}
     title = (
-        _first_str(metadata.get("title")) or _first_heading(segments) or title_from_filename(name)
+        _first_str(metadata.get("title"))
+        or (_opening_title(lines, body_start) if markdown else None)
+        or title_from_filename(name)
     )
     aliases = _names(metadata.get("aliases")) + _names(metadata.get("alias"))
     tags = _dedupe(_names(metadata.get("tags")) + tags)
@@ -67,6 +93,8 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         segments=tuple(segments),
         metadata=metadata,
         links=tuple(_dedupe(links)),
+        attachments=tuple(_dedupe(attachments)),
+        anchors=tuple(anchors),
         tags=tuple(tags),
         aliases=tuple(_dedupe(aliases)),
         warnings=tuple(warnings),
@@ -113,10 +141,10 @@ def _page_properties(lines: list[str], start: int) -> tuple[dict[str, Any], int]
 
 def _segments(
     lines: list[str], start: int, markdown: bool
-) -> tuple[list[Segment], list[str], list[str]]:
+) -> tuple[list[Segment], list[_Link], list[str]]:
     """Paragraphs (blank-line separated) with their heading path and line range."""
     segments: list[Segment] = []
-    links: list[str] = []
+    links: list[_Link] = []
     tags: list[str] = []
     path: list[tuple[int, str]] = []  # (level, heading)
     block: list[str] = []
@@ -174,19 +202,43 @@ def _fence_after(line: str, fence: str) -> str:
     return "" if closes else fence
 
 
-def _links_in(line: str) -> Iterator[str]:
-    for match in _WIKILINK.finditer(_INLINE_CODE.sub(" ", line)):
-        target = " ".join(match.group(2).split())
-        if match.group(1) and _EMBEDDED_FILE.search(target):
-            continue  # an embedded picture or file, not a note
-        if target:
-            yield target
+@dataclass(frozen=True)
+class _Link:
+    name: str  # the note or file named, without its "#heading" or "|shown" part
+    heading: str | None = None
+    file: bool = False  # a file of another kind (an attachment), not a note
 
 
-def _first_heading(segments: list[Segment]) -> str | None:
-    for segment in segments:
-        if segment.locator.heading and segment.text == segment.locator.heading[-1]:
-            return segment.locator.heading[0]
+def _links_in(line: str) -> Iterator[_Link]:
+    visible = _INLINE_CODE.sub(" ", line)
+    for match in _WIKILINK.finditer(visible):
+        # "|" starts the shown text; inside a table it is written "\|", so the name's
+        # trailing backslash is the escape, not part of the name.
+        target = match.group(2).split("|", 1)[0].rstrip("\\")
+        name, _, heading = target.partition("#")
+        name = " ".join(name.split())
+        # "#H1#H2" is a heading under a heading: the last one is the place; "^id" is a block.
+        place = " ".join(heading.split("#")[-1].split())
+        if name:
+            yield _Link(name, place if place and not place.startswith("^") else None, is_file(name))
+    for match in _MARKDOWN_LINK.finditer(visible):
+        target = unquote(match.group(1).split("#", 1)[0])
+        local = target and not _SCHEME.match(target) and not target.startswith("//")
+        if local and is_file(target):
+            yield _Link(target, None, True)
+
+
+def is_file(name: str) -> bool:
+    """Whether a link's target names a file of another kind than a note (by its suffix)."""
+    return PurePath(name.strip()).suffix.lower() in FILE_SUFFIXES
+
+
+def _opening_title(lines: list[str], start: int) -> str | None:
+    """A level-1 heading that is the first thing in the file, if there is one."""
+    for line in lines[start:]:
+        if line.strip():
+            heading = _HEADING.match(line)
+            return heading.group(2).strip() if heading and len(heading.group(1)) == 1 else None
     return None
 
 

@@ -48,6 +48,11 @@ def delete_node(conn: Connection, node_id: str) -> None:
     conn.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
 
 
+def delete_edge(conn: Connection, seq: int) -> None:
+    """Remove one edge: a link its source no longer states (the ingest's linking stage)."""
+    conn.execute("DELETE FROM edges WHERE seq = ?", (seq,))
+
+
 def newest_edge_source(conn: Connection, node_id: str, edge_type: str) -> str | None:
     """The source of the newest ``edge_type`` edge pointing at ``node_id``."""
     row = conn.execute(

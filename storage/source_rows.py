@@ -79,6 +79,25 @@ def ingested_with_hash(conn: Connection, sha256: str, scope: str) -> SourceRow |
     return None if found is None else _row(found)
 
 
+def documents_with_hash(conn: Connection, sha256: str, scope: str) -> list[SourceRow]:
+    """Files ``scope`` keeps, or kept until they went missing, with these exact bytes and a
+    Document of their own: where a file that moved was before."""
+    cursor = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM sources "
+        "WHERE sha256 = ? AND scope = ? AND state IN ('ingested', 'missing') "
+        "AND document_id IS NOT NULL ORDER BY first_seen, path",
+        (sha256, scope),
+    )
+    return [_row(values) for values in cursor]
+
+
+def rename(conn: Connection, old: str, row: Mapping[str, Any]) -> None:
+    """A file kept under ``old`` is now ``row['path']``: its row moves, ``first_seen`` kept."""
+    found = get(conn, old)
+    conn.execute("DELETE FROM sources WHERE path = ?", (old,))
+    put(conn, {**row, "first_seen": found["first_seen"] if found else row["first_seen"]})
+
+
 def put(conn: Connection, row: Mapping[str, Any]) -> None:
     """Insert or replace a source row; ``first_seen`` of an existing row is kept."""
     values = {**row, "warnings": json.dumps(list(row.get("warnings", [])))}

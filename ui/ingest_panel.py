@@ -11,6 +11,9 @@ Paths given while a run is going are queued, not refused: a person who drops a s
 expects it to be added. They are read together in one run once the current run ends (and let
 go, with a word, if the person stops the run or locks the vault).
 
+Watched folders (``watched_folders``) are listed below the runs; each batch of their changes
+is a run of its own here, and batches that come while a run goes are merged into one.
+
 The run's progress callback is called on the worker thread; its events arrive here as a Qt
 signal, so widgets are only touched on the UI thread (STYLE 13, 14).
 """
@@ -32,11 +35,13 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.watching import WatchBatch
 from cairn.app.service import MemoryService
 from cairn.ui.ingest_rows import EarlierFailures, FileList, human_size, summarize
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.preferences import Preferences
 from cairn.ui.session import Session
+from cairn.ui.watched_folders import FolderWatching, WatchedFoldersBox
 
 STAGE_WORDS = {
     "scanning": "Looking through the files",
@@ -62,7 +67,10 @@ class IngestPanel(QWidget):
         self._token: CancelToken | None = None
         self._run = 0  # which run the worker's signals belong to; a lock starts a new count
         self._running = False
+        self._watched_run = False  # the run is a watched folder's batch, not a drop
         self._queue: list[str] = []
+        self._batches: dict[str, WatchBatch] = {}  # by scope: watched changes waiting
+        self.watching = FolderWatching(session, self.start_watched, self)
         self._scanned = 0
         self._busy_text: str | None = None
         self._build()
@@ -106,12 +114,20 @@ class IngestPanel(QWidget):
         layout.addWidget(self._summary)
         layout.addWidget(self._earlier_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self._earlier, 1)
+        self.watched_box = WatchedFoldersBox(self.watching)
+        layout.addWidget(QLabel("<b>Watched folders</b>"))
+        layout.addWidget(self.watched_box)
 
     # -- what others call ---------------------------------------------------------------------
 
     @property
     def is_running(self) -> bool:
         return self._running
+
+    @property
+    def watched_run(self) -> bool:
+        """Whether the current or last run was a watched folder's changes."""
+        return self._watched_run
 
     def start(self, paths: list[str]) -> None:
         """Add files and folders; while a run goes, they wait for the next one."""
@@ -127,14 +143,26 @@ class IngestPanel(QWidget):
             return
         self._begin(paths, self._session.service)
 
+    def start_watched(self, batch: WatchBatch) -> None:
+        """A watched folder's changes; while a run goes, merged with others waiting."""
+        service = self._session.service
+        if service is None:
+            return
+        if self._running:
+            self._batches[batch.scope] = _merged(self._batches.get(batch.scope), batch)
+            self._show_waiting()
+            return
+        self._begin(list(batch.folders), service, batch)
+
     def cancel(self) -> None:
         """Stop after the current file; what was read is kept. Queued paths are let go."""
         if not self._running or self._token is None:
             return
         self._token.cancel()
         self._cancel.setEnabled(False)
-        dropped = len(self._queue)
+        dropped = len(self._queue) + len(self._batches)
         self._queue.clear()
+        self._batches.clear()
         self._show_waiting()
         note = f" The {dropped} waiting to be added next were let go." if dropped else ""
         self._stage.setText(f"Stopping after the current file…{note}")
@@ -158,17 +186,23 @@ class IngestPanel(QWidget):
 
     # -- a run --------------------------------------------------------------------------------
 
-    def _begin(self, paths: list[str], service: MemoryService) -> None:
+    def _begin(
+        self, paths: list[str], service: MemoryService, batch: WatchBatch | None = None
+    ) -> None:
         self._forget()
         self._files.begin_run([Path(p).expanduser().resolve() for p in paths])
         self._run += 1
         run = self._run
         self._running = True
+        self._watched_run = batch is not None
         self._token = CancelToken()
         self._cancel.setEnabled(True)
         self._bar.setRange(0, 0)  # busy until the files are counted
         self._stage.setText(STAGE_WORDS["scanning"] + "…")
-        self._set_busy(f"Adding {len(paths)} {'item' if len(paths) == 1 else 'items'}…")
+        if batch is None:
+            self._set_busy(f"Adding {len(paths)} {'item' if len(paths) == 1 else 'items'}…")
+        else:
+            self._set_busy("Adding changes in watched folders…")
         languages, whisper = extraction_preferences()
         call_in_worker(
             self,
@@ -181,6 +215,8 @@ class IngestPanel(QWidget):
             ocr_languages=languages,
             whisper_model_dir=whisper,
             separate_process=True,  # off the window's interpreter lock: see ingest_process
+            scope=batch.scope if batch else "personal",
+            changed=batch.changed if batch else None,
         )
 
     def _on_progress(self, run: int, event: IngestProgress) -> None:
@@ -245,12 +281,20 @@ class IngestPanel(QWidget):
             self._load_earlier()
 
     def _start_queued(self) -> None:
-        if self._queue and self._session.service is not None and not self._running:
+        service = self._session.service
+        if service is None or self._running or not (self._queue or self._batches):
+            return
+        summary = self._summary.text()
+        if self._queue:
             queued, self._queue = self._queue, []
             self._show_waiting()
-            summary = self._summary.text()
-            self._begin(queued, self._session.service)
-            self._summary.setText(f"Last run: {summary}")
+            self._begin(queued, service)
+        else:
+            scope = min(self._batches)
+            batch = self._batches.pop(scope)
+            self._show_waiting()
+            self._begin(list(batch.folders), service, batch)
+        self._summary.setText(f"Last run: {summary}")
 
     # -- labels -------------------------------------------------------------------------------
 
@@ -268,7 +312,7 @@ class IngestPanel(QWidget):
         self._set_busy(f"Adding files: {event.files_done} of {event.files_total} done")
 
     def _show_waiting(self) -> None:
-        waiting = len(self._queue)
+        waiting = len(self._queue) + len(self._batches)
         self._waiting.setText(
             f"{waiting} more {'item' if waiting == 1 else 'items'} will be added when this "
             "run ends."
@@ -334,12 +378,23 @@ class IngestPanel(QWidget):
         self._running = False
         self._token = None
         self._queue.clear()
+        self._batches.clear()
         self._show_waiting()
         self._cancel.setEnabled(False)
         self._forget()
         self._earlier.clear()
         self._earlier_button.setChecked(False)
         self._set_busy(None)
+
+
+def _merged(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:
+    """Two batches of one scope as one run: a folder caught up whole covers its changes."""
+    if waiting is None:
+        return batch
+    folders = tuple(sorted({*waiting.folders, *batch.folders}))
+    if waiting.changed is None or batch.changed is None:
+        return WatchBatch(batch.scope, folders, None)
+    return WatchBatch(batch.scope, folders, tuple(sorted({*waiting.changed, *batch.changed})))
 
 
 def failed_sources(service: MemoryService) -> list[dict[str, Any]]:

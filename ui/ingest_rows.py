@@ -25,6 +25,8 @@ ROW_WORDS = {
     "done": "Added",
     "replaced": "Added (new version)",
     "unchanged": "Already kept",
+    "moved": "Moved (memory kept)",
+    "removed": "Gone from disk (memory kept)",
     "skipped": "Skipped",
     "failed": "Failed",
     "cancelled": "Not read (stopped)",
@@ -35,6 +37,7 @@ OUTCOME_ROWS = {
     "replaced": "replaced",
     "unchanged": "unchanged",
     "duplicate": "unchanged",
+    "moved": "moved",
     "skipped": "skipped",
     "failed": "failed",
     "cancelled": "cancelled",
@@ -110,10 +113,16 @@ class FileList(QTreeWidget):
                 detail = "The same file is already kept under another name."
             elif outcome.state in ("ingested", "replaced") and not detail:
                 detail = _count(outcome.passages, "passage")
+            elif outcome.moved_from and not detail:
+                detail = f"Was {outcome.moved_from}; its memory and links follow it."
             item.setText(2, detail)
             item.setToolTip(2, detail)
             if outcome.document_id:
                 item.setData(0, DOCUMENT_ROLE, outcome.document_id)
+        for path in report.removed:
+            item = self._row(path)
+            self._set_state(item, "removed")
+            item.setText(2, "No longer on disk; its memories are kept.")
         for path in report.not_found:
             item = self._row(path)
             self._set_state(item, "failed")
@@ -223,6 +232,8 @@ def summarize(report: IngestReport) -> str:
     if report.pending_review:
         copies = _count(report.pending_review, "near-copy", "near-copies")
         text += f" {copies} of files already kept wait for you in Review."
+    if counts.get("moved"):
+        text += f" {_count(counts['moved'], 'file')} moved or renamed; each keeps its memory."
     if report.removed:
         gone = _count(len(report.removed), "file")
         text += f" {gone} no longer in the folder; their memories are kept."

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cairn.app.ingestion.report import IngestReport
 from cairn.app.retention import PassReport
 from cairn.app.service import MemoryService
 from cairn.ui.autolock import AutoLock
@@ -118,7 +119,7 @@ class MainWindow(QMainWindow):
             opener.open_requested.connect(self.open_node)
         workspace.graph.open_requested.connect(self.open_node)
         workspace.ingest.busy_changed.connect(self.set_busy)
-        workspace.ingest.finished.connect(lambda _report: self._ingest_finished())
+        workspace.ingest.finished.connect(self._ingest_finished)
         workspace.library.filter_changed.connect(workspace.search.set_filter)
         return workspace
 
@@ -227,7 +228,13 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog | None:
         if not self.session.is_open:
             return None
-        dialog = SettingsDialog(self.session, self.preferences, self, self.server_switch)
+        dialog = SettingsDialog(
+            self.session,
+            self.preferences,
+            self,
+            self.server_switch,
+            self.workspace.ingest.watching,
+        )
         dialog.preferences_changed.connect(
             lambda: self.autolock.set_minutes(self.preferences.autolock_minutes())
         )
@@ -290,8 +297,12 @@ class MainWindow(QMainWindow):
                 STATUS_MESSAGE_MS,
             )
 
-    def _ingest_finished(self) -> None:
+    def _ingest_finished(self, report: IngestReport) -> None:
         summary = self.workspace.ingest.summary_text or "Your files are in the vault."
+        if self.workspace.ingest.watched_run and not report.failed:
+            # A watched folder's save is routine: a line in the status bar, no notification.
+            self.statusBar().showMessage(f"Watched folders: {summary}", STATUS_MESSAGE_MS)
+            return
         self.notify("Adding files finished", summary)
 
     # -- session ------------------------------------------------------------------------------

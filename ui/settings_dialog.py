@@ -1,5 +1,6 @@
 """Settings: the passphrase, auto-lock, the vault's memory settings (dedup bands and switches,
-each with its help text), how files are read, the embedder, and the graph server.
+each with its help text), how files are read, the watched folders, the embedder, and the graph
+server.
 
 Two kinds of setting live here and the dialog keeps them apart: the vault's own (read with
 ``MemoryService.settings``, changed with ``change_setting``, so the vault behaves the same on any
@@ -42,6 +43,7 @@ from cairn.ui.server_page import GraphServerPage
 from cairn.ui.server_switch import GraphServerSwitch
 from cairn.ui.session import Session
 from cairn.ui.settings_pages import ReadingFilesPage
+from cairn.ui.watched_folders import FolderWatching, WatchedFoldersBox
 
 DECIMALS = 3
 HELP_TEXT_SCALE = 0.9  # the help under a field reads as secondary to the field's name
@@ -84,6 +86,7 @@ class SettingsDialog(QDialog):
         preferences: Preferences,
         parent: QWidget | None = None,
         server: GraphServerSwitch | None = None,
+        watching: FolderWatching | None = None,
     ) -> None:
         super().__init__(parent)
         self.session = session
@@ -98,6 +101,10 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._memory_page(), "&Memory")
         self.reading_files = ReadingFilesPage(preferences)
         self.tabs.addTab(self.reading_files, "&Reading files")
+        # The window's watcher (the ingest panel's): the list changes what it watches.
+        self.watched_folders = WatchedFoldersBox(watching) if watching else None
+        if self.watched_folders is not None:
+            self.tabs.addTab(self.watched_folders, "&Watched folders")
         self.tabs.addTab(self._search_page(), "Searc&h")
         # The window's switch: the server outlives this dialog. Without one (a dialog on its
         # own), a switch of the dialog's, which stops its server when the dialog goes.

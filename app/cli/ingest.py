@@ -37,7 +37,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             )
     finally:
         signal.signal(signal.SIGINT, previous)
-    emit(args, report.as_dict(), lambda: _describe(report))
+    emit(args, report.as_dict(), lambda: describe(report))
     return 1 if report.failed or report.cancelled or report.not_found else 0
 
 
@@ -51,7 +51,7 @@ def _progress_line(progress: IngestProgress) -> None:
         )
 
 
-def _describe(report: IngestReport) -> None:
+def describe(report: IngestReport) -> None:
     counts = report.counts()
     verb = "would read" if report.dry_run else "done"
     summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no files"
@@ -64,6 +64,9 @@ def _describe(report: IngestReport) -> None:
     for outcome in report.files:
         for warning in outcome.warnings:
             print(f"  note: {outcome.path}: {warning}")
+    for outcome in report.files:
+        if outcome.moved_from:
+            print(f"  moved (its memory follows it): {outcome.moved_from} -> {outcome.path}")
     for path in report.removed:
         print(f"  gone from disk (its memories are kept): {path}")
     for path in report.not_found:

@@ -16,7 +16,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.app import compose
-from cairn.app.cli import backup, doctor, edit, ingest, memory, receipts, retention, serve, tokens
+from cairn.app.cli import (
+    backup,
+    doctor,
+    edit,
+    ingest,
+    memory,
+    receipts,
+    retention,
+    serve,
+    tokens,
+    watch,
+)
 from cairn.app.cli.common import (
     ask,
     emit,
@@ -162,7 +173,10 @@ def cmd_get(args: argparse.Namespace) -> int:
             if node.body:
                 print(f"  {node.body}")
             for key, value in sorted(node.attrs.items()):
-                print(f"  {key}: {value}")
+                shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+                print(f"  {key}: {shown}")
+            if detail.merged_ids:
+                print(f"  merged ids: {', '.join(detail.merged_ids)}")
             for edge in detail.edges:
                 arrow = "->" if edge.direction == "out" else "<-"
                 print(
@@ -423,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory.register(verb, scoped)
     edit.register(verb, scoped)
     ingest.register(verb)
+    watch.register(verb)
     receipts.register(verb)
     backup.register(verb)
     doctor.register(verb)

@@ -43,10 +43,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import partial
+from functools import lru_cache, partial
 
 # -- word sets --------------------------------------------------------------------------------
 
@@ -81,6 +81,7 @@ def fold_accents(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+@lru_cache(maxsize=4096)  # the gate asks again for the same texts, candidate after candidate
 def word_set(text: str) -> frozenset[str]:
     """The casefolded, accent-free words and numbers of ``text``, contractions spelled out
     ("won't" -> "will", "not"); punctuation is dropped."""
@@ -442,20 +443,23 @@ def _blank(convert: _Convert, found: list[_Mention], match: re.Match[str]) -> st
 
 @dataclass(frozen=True)
 class _Commitments:
-    times: list[_Mention]
-    dates: list[_Mention]
-    numbers: list[_Mention]
-    negations: list[str]
+    times: tuple[_Mention, ...]
+    dates: tuple[_Mention, ...]
+    numbers: tuple[_Mention, ...]
+    negations: tuple[str, ...]
 
 
+# The gate compares one new text with each of its candidates, and asks about each text's dates
+# and times more than once per pair: reading a text once saves most of an ingest's gate time.
+@lru_cache(maxsize=4096)
 def _commitments(text: str) -> _Commitments:
     # Accents folded but case kept: a capital is what makes a bare "June" a month.
     text = fold_accents(text)
-    negations = [" ".join(m[0].split()) for m in _NEGATION.finditer(text)]
+    negations = tuple(" ".join(m[0].split()) for m in _NEGATION.finditer(text))
     times, text = _take(_TIME_RULES, text)
     dates, text = _take(_DATE_RULES, text)
     numbers, _ = _take(_NUMBER_RULES, text)
-    return _Commitments(times, dates, numbers, negations)
+    return _Commitments(tuple(times), tuple(dates), tuple(numbers), negations)
 
 
 def occasions(text: str) -> frozenset[str]:
@@ -465,7 +469,7 @@ def occasions(text: str) -> frozenset[str]:
     return frozenset(mention.key for mention in [*found.dates, *found.times])
 
 
-def _difference(label: str, a: list[_Mention], b: list[_Mention]) -> str | None:
+def _difference(label: str, a: Sequence[_Mention], b: Sequence[_Mention]) -> str | None:
     only_a = Counter(m.key for m in a) - Counter(m.key for m in b)
     only_b = Counter(m.key for m in b) - Counter(m.key for m in a)
     if not only_a and not only_b:
@@ -473,7 +477,7 @@ def _difference(label: str, a: list[_Mention], b: list[_Mention]) -> str | None:
     return f"{label} differ: {_surfaces(a, only_a)} vs {_surfaces(b, only_b)}"
 
 
-def _surfaces(mentions: list[_Mention], keys: Counter[str]) -> str:
+def _surfaces(mentions: Sequence[_Mention], keys: Counter[str]) -> str:
     left = Counter(keys)
     shown = []
     for mention in mentions:

@@ -1,14 +1,26 @@
 """The linking stage of an ingest run: in a notes folder (Obsidian, Logseq, Foam, Markdown with
-``[[links]]``), each note's links become ``references`` edges to the notes they name, and a name
-no note answers to becomes a stub topic, as a ``[[link]]`` in a written note does.
+``[[links]]``), each note's links become ``references`` edges to what they name, and a name
+nothing answers to becomes a stub topic, as a ``[[link]]`` in a written note does.
+
+- ``[[Note]]``: an edge to the note's Document. ``[[Note#Heading]]`` also links the Passage
+  that starts under that heading, so the link leads to its place while the note stays reached.
+- ``![[x.png]]``, ``![[talk.ogg]]``, ``[[x.pdf|...]]``: an edge to the Document the same
+  folder's import made of that file; a file that is not there, or not read, makes no stub.
+- A stub made earlier for a name (a link written before its note existed) becomes the note
+  once a note of that name or alias is ingested: its edges move to the note's Document and its
+  id stays as an alias of it.
+- A link a note no longer states is removed: the stage owns the edges it made (its rationale
+  says so), so a note's current version holds exactly the links its text states.
 
 It runs over the whole folder every time, unchanged notes included: a note added today is the
 target that yesterday's notes were already linking to. Edges are stored once per pair, so a
-rerun adds only what is new. Which note a link means is decided by ``ingest.vault``.
+rerun adds only what is new. Which note a link means is decided by ``ingest.notes_folder``.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,16 +30,23 @@ from cairn.app.dedup import feedback
 from cairn.app.writer import Writer
 from cairn.ingest import notes_folder, textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
-from cairn.storage import source_rows
+from cairn.ingest.file_names import readable
+from cairn.storage import graph_rows, source_rows
+from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
 
 WHY = "a [[link]] in the note"
+WHY_HEADING = "a [[link]] in the note, to this heading"
+LINK_RATIONALES = frozenset({WHY, WHY_HEADING})  # the edges this stage owns
+EDGE = "references"
 
 
 @dataclass
 class Linked:
     links: int = 0
     stubs: int = 0
+    removed: int = 0  # links a note no longer states
+    folded: int = 0  # stubs that became the note they named
 
 
 def link_folders(vault: Vault, writer: Writer, roots: Sequence[Path], scope: str) -> Linked:
@@ -41,21 +60,31 @@ def link_folders(vault: Vault, writer: Writer, roots: Sequence[Path], scope: str
         unresolved = list(plan.unresolved)
         stub_vectors = writer.store.stub_vectors(unresolved, scope)
         with vault.write() as conn:
-            rows = source_rows.by_paths(conn, [str(root / n.path) for n in folder.notes])
-            document_of = {
-                path: row["document_id"]
-                for path, row in rows.items()
-                if row["document_id"] and row["state"] in ("ingested", "duplicate")
-            }
-            before = made.links
+            paths = [n.path for n in folder.notes] + list(folder.files)
+            # Sources are kept under their readable names (a name that is not UTF-8 as \xNN).
+            source_of = {path: readable(root / path) for path in paths}
+            rows = source_rows.by_paths(conn, list(source_of.values()))
+            document_of: dict[Path, str] = {}
+            for path in paths:
+                row = rows.get(source_of[path])
+                if row and row["document_id"] and row["state"] in ("ingested", "duplicate"):
+                    document_of[path] = row["document_id"]
+            before = Linked(made.links, made.stubs, made.removed, made.folded)
+            made.folded += _fold_stubs(conn, writer, folder, document_of, scope)
             for note in plan.notes:
-                src = document_of.get(str(root / note.source))
+                src = document_of.get(note.source)
                 if src is None:
                     continue  # the note failed to read: it has no document to link from
-                for target in note.targets:
-                    dst = document_of.get(str(root / target))
+                wanted: dict[str, str] = {}  # target id: rationale
+                for target in (*note.targets, *note.attachments):
+                    dst = document_of.get(target)
                     if dst is not None and dst != src:
-                        made.links += writer.store.add_edge(conn, src, dst, "references", WHY)
+                        wanted.setdefault(dst, WHY)
+                for target, heading in note.anchors:
+                    dst = document_of.get(target)
+                    passage = _passage_under(conn, dst, heading, scope) if dst else None
+                    if passage is not None:
+                        wanted.setdefault(passage, WHY_HEADING)
                 for name in note.unresolved:
                     match = feedback.resolve_link(conn, name, scope)
                     if match is not None:
@@ -63,10 +92,87 @@ def link_folders(vault: Vault, writer: Writer, roots: Sequence[Path], scope: str
                     else:
                         dst = writer.store.insert_stub(conn, name, scope, stub_vectors)["id"]
                         made.stubs += 1
-                    made.links += writer.store.add_edge(conn, src, dst, "references", WHY)
-            if made.links > before:
-                receipts.append(conn, "link", {"edges": made.links - before})
+                    if dst != src:
+                        wanted.setdefault(dst, WHY)
+                for dst, why in wanted.items():
+                    made.links += writer.store.add_edge(conn, src, dst, EDGE, why)
+                made.removed += _remove_unstated(conn, src, set(wanted))
+            counts = {
+                "edges": made.links - before.links,
+                "removed": made.removed - before.removed,
+                "folded": made.folded - before.folded,
+            }
+            if any(counts.values()):
+                receipts.append(conn, "link", counts)
     return made
+
+
+def _fold_stubs(
+    conn: Connection,
+    writer: Writer,
+    folder: notes_folder.Vault,
+    document_of: dict[Path, str],
+    scope: str,
+) -> int:
+    """Each stub a link made (a Topic stub) named like a note of the folder, by its name or
+    an alias, becomes that note. A person or place a text introduced stays an entity."""
+    folded = 0
+    for note in folder.notes:
+        document = document_of.get(note.path)
+        if document is None:
+            continue
+        for name in (note.name, *note.aliases):
+            match = feedback.resolve_link(conn, name, scope)
+            if (
+                match is None
+                or match.status != "stub"
+                or match.type != feedback.STUB_TYPE
+                or match.id == document
+            ):
+                continue
+            rows = graph_rows.nodes_by_ids(conn, [match.id], [scope])
+            if rows:
+                writer.store.fold_stub(conn, rows[0], document)
+                folded += 1
+    return folded
+
+
+def _remove_unstated(conn: Connection, src: str, wanted: set[str]) -> int:
+    """Remove the links this stage made from ``src`` that its note no longer states."""
+    removed = 0
+    for edge in graph_rows.edges_of(conn, src, EDGE):
+        if (
+            edge["src"] == src
+            and edge["rationale"] in LINK_RATIONALES
+            and edge["dst"] not in wanted
+        ):
+            graph_rows.delete_edge(conn, edge["seq"])
+            removed += 1
+    return removed
+
+
+def _passage_under(conn: Connection, document: str, heading: str, scope: str) -> str | None:
+    """The first live Passage of ``document`` under ``heading`` (matched as the person wrote
+    it, or as its anchor slug: "Dark mode" and "dark-mode"), or None."""
+    wanted = {_plain(heading), _slug(heading)}
+    ids = [e["src"] for e in graph_rows.edges_of(conn, document, "part_of") if e["dst"] == document]
+    found: list[tuple[int, str]] = []
+    for row in graph_rows.nodes_by_ids(conn, ids, [scope]):
+        if row["status"] != "active" or not row["locator"]:
+            continue
+        locator = json.loads(row["locator"])
+        headings = locator.get("heading") or []
+        if headings and {_plain(headings[-1]), _slug(headings[-1])} & wanted:
+            found.append((int(json.loads(row["attrs"]).get("ordinal", 0)), row["id"]))
+    return min(found)[1] if found else None
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w]+", "-", text.casefold()).strip("-")
 
 
 def _documents(folder: notes_folder.Vault) -> dict[Path, ExtractedDocument]:

@@ -12,17 +12,20 @@ are kept, and embedding and writing it may take at most ``ingest_max_write_secon
 either, the rest is left out and the file's outcome says so.
 
 A changed file gets a new Document that supersedes the old one; the old version and its
-passages stay as history. A file (or folder) that fails is recorded with its reason on its
-source row (``outcomes``) and the run goes on. Progress reaches the caller through
+passages stay as history. A file that moved keeps its memory, which follows it (``moves``). A
+file (or folder) that fails is recorded with its reason on its source row (``outcomes``) and
+the run goes on. Progress reaches the caller through
 ``IngestProgress`` events and the run stops between files (or between a long document's parts)
 when ``CancelToken.cancel()`` is called, leaving the vault consistent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,7 @@ from cairn.app import memory_settings, mentions, receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import outcomes, parts, records
+from cairn.app.ingestion import moves, outcomes, parts, records
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
 from cairn.app.ingestion.links import link_folders
 from cairn.app.ingestion.plan import Plan, PlannedFile, make_plan
@@ -45,6 +48,7 @@ from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
 from cairn.app.writer import Writer
+from cairn.ingest import notes_folder
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
 from cairn.storage import name_index, source_rows
@@ -58,6 +62,9 @@ from cairn.storage.vault import Vault
 # writer waits at most for one part (about a second) and never reports the vault busy.
 BATCH_PASSAGES = 256
 BATCH_FILES = 32
+# Whether the next file is read while the last is embedded (see ``_Run.execute``); off only in
+# the benchmark's "before" run.
+READ_AHEAD = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +102,7 @@ class Ingestor:
         cancel: CancelToken | None = None,
         ocr_languages: tuple[str, ...] | None = None,
         whisper_model_dir: str | None = None,
+        changed: Sequence[str] | None = None,
     ) -> IngestReport:
         settings = self._settings
         if ocr_languages:
@@ -107,7 +115,8 @@ class Ingestor:
         def hashed(path: Path, done: int, total: int) -> None:
             report_to(IngestProgress("scanning", 0, total, 0, 0, readable(path)))
 
-        plan = make_plan(self._vault, paths, scope, hashed)
+        only = None if changed is None else [Path(p) for p in changed]
+        plan = make_plan(self._vault, paths, scope, hashed, only)
         report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
         if dry_run:
             report.files = [outcomes.planned(f) for f in plan.files]
@@ -150,6 +159,7 @@ class _Run:
             ingestor._pack, ingestor._space, ingestor._writer, ingestor._history, scope, report
         )
         self._batch: list[Prepared] = []
+        self._namings: dict[Path, notes_folder.Naming | None] = {}  # per folder given
         self._files_total = sum(1 for f in plan.files if f.to_read)
         self._files_done = 0
         self._bytes_done = 0
@@ -162,39 +172,40 @@ class _Run:
             source_rows.mark_missing(conn, self._plan.removed, now_iso())
             outcomes.forget_recovered_folders(conn, self._plan)
             for planned in self._plan.files:
-                if not planned.to_read:
+                if planned.action == "moved":
+                    store = self._in._writer.store
+                    self._report.files.append(moves.follow(conn, store, planned, self._scope))
+                elif not planned.to_read:
                     self._report.files.append(outcomes.settle_unread(conn, planned, self._scope))
-        for planned in self._plan.files:
-            if not planned.to_read:
-                continue
-            if self._cancel.cancelled:
-                self._report.cancelled = True
-                self._report.files.append(outcomes.planned(planned, "cancelled"))
-                continue
-            self._emit("reading", planned.source)
-            try:
-                document = self._worker.extract(planned.path, lambda: self._cancel.cancelled)
-            except Stopped:
-                self._report.cancelled = True
-                self._report.files.append(outcomes.planned(planned, "cancelled"))
-                continue
-            except ExtractionError as exc:
-                self._fail(planned, str(exc))
-                continue
-            self._emit("embedding", planned.source)
-            prepared = self._prepare(planned, document)
-            self._files_done += 1  # read; its batch commits below
-            self._bytes_done += planned.size
-            if prepared.passage_vectors is None:
-                self._flush()  # what came before it commits first, in file order
-                self._write_in_parts(prepared)
-                continue
-            self._batch.append(prepared)
-            if (
-                len(self._batch) >= BATCH_FILES
-                or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
-            ):
-                self._flush()
+        to_read = [planned for planned in self._plan.files if planned.to_read]
+        # The next file is read (in the extraction worker, watched from a thread of its own)
+        # while this one is embedded and written: reading and embedding overlap instead of
+        # taking turns. At most one file is read ahead, so memory holds at most two.
+        with ThreadPoolExecutor(1, thread_name_prefix="cairn-read-ahead") as reader:
+            ahead: Future[ExtractedDocument] | None = None
+            for index, planned in enumerate(to_read):
+                reading = ahead or self._read(reader, planned)
+                ahead = None
+                if self._cancel.cancelled:
+                    _settle(reading)
+                    self._report.cancelled = True
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
+                    continue
+                self._emit("reading", planned.source)
+                try:
+                    document = reading.result()
+                except Stopped:
+                    self._report.cancelled = True
+                    self._report.files.append(outcomes.planned(planned, "cancelled"))
+                    continue
+                except ExtractionError as exc:
+                    self._fail(planned, str(exc))
+                    continue
+                if READ_AHEAD and index + 1 < len(to_read) and not self._cancel.cancelled:
+                    ahead = self._read(reader, to_read[index + 1])
+                self._take(planned, document)
+            if ahead is not None:
+                _settle(ahead)
         self._flush()
         self._emit("linking", None)
         if self._plan.roots and not self._report.cancelled:
@@ -202,6 +213,26 @@ class _Run:
             self._report.links += made.links
             self._report.stubs += made.stubs
         self._emit("done", None)
+
+    def _read(self, reader: ThreadPoolExecutor, planned: PlannedFile) -> Future[ExtractedDocument]:
+        return reader.submit(self._worker.extract, planned.path, lambda: self._cancel.cancelled)
+
+    def _take(self, planned: PlannedFile, document: ExtractedDocument) -> None:
+        """Embed a document read, and write it with its batch (or alone, in parts)."""
+        self._emit("embedding", planned.source)
+        prepared = self._prepare(planned, document)
+        self._files_done += 1  # read; its batch commits below
+        self._bytes_done += planned.size
+        if prepared.passage_vectors is None:
+            self._flush()  # what came before it commits first, in file order
+            self._write_in_parts(prepared)
+            return
+        self._batch.append(prepared)
+        if (
+            len(self._batch) >= BATCH_FILES
+            or sum(len(p.passages) for p in self._batch) >= BATCH_PASSAGES
+        ):
+            self._flush()
 
     # -- stages -------------------------------------------------------------------------------
 
@@ -214,7 +245,9 @@ class _Run:
                     name_index.mentionable(conn, [self._scope])
                 )
         passages, owners = parts.split(document)
-        title = records.document_title(document.title, Path(planned.source))
+        title = records.document_title(
+            self._note_title(planned, document) or document.title, Path(planned.source)
+        )
         attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
         warnings = [*document.warnings, *attr_warnings]
         total = len(passages)
@@ -260,6 +293,20 @@ class _Run:
         if short:
             prepared.passage_vectors = vectors[after + len(prepared.parts) :]
         return prepared
+
+    def _note_title(self, planned: PlannedFile, document: ExtractedDocument) -> str | None:
+        """A note of a notes folder is titled as its tool titles it (its file name, or the
+        title it declares), not by a heading inside it; None for any other file."""
+        root = planned.root
+        if root is None:
+            return None
+        if root not in self._namings:
+            kind = notes_folder.detect(root)
+            self._namings[root] = notes_folder.Naming.of(root, kind) if kind else None
+        naming = self._namings[root]
+        if naming is None or not naming.is_note(planned.path):
+            return None
+        return naming.title_of(Path(readable(planned.path.relative_to(root))), document)
 
     def _embed(self, texts: Sequence[str]) -> list[Any]:
         embedder = self._in._space.embedder
@@ -362,3 +409,9 @@ class _Run:
                 current,
             )
         )
+
+
+def _settle(reading: Future[ExtractedDocument]) -> None:
+    """Wait for a read no longer wanted (the run was cancelled, which stops it too)."""
+    with contextlib.suppress(Stopped, ExtractionError):
+        reading.result()

@@ -9,8 +9,19 @@ each hashed and compared with what the vault already keeps.
 - ``unreadable``: a file (or a folder, ``kind`` "folder") that cannot be read: no permission,
   gone since it was listed, a symbolic link that loops or leads nowhere, a disk error. It fails
   alone with its reason (``problem``); the rest of the run goes on.
+- ``moved``: the same bytes the vault keeps for a file that is no longer where it was (renamed
+  or moved, by hand, by a notes app or a ``git pull``): the memory follows the file, with its
+  links and history, instead of a second one being made.
+- In a notes folder (Obsidian, Logseq, Foam, Markdown with ``[[links]]``), a stylesheet or
+  script (``publish.css``, ``publish.js``, a theme) is the look of the published site, not a
+  note: ``unsupported`` like any file Cairn does not read. Hidden folders (``.obsidian/``,
+  ``.foam/``, ``.git/``) are never walked.
 - ``removed``: files the vault keeps from a folder being ingested that are no longer there. They
   are reported and marked missing; their memories are never deleted.
+
+A watched folder's run (``changed``) looks only at the paths its watcher saw change below the
+folder, not at the whole folder: the others are taken as unchanged, and a deleted or moved
+file is still found by the check of the folder's known files against the disk.
 
 Paths are ``Path`` objects that open the file (a name that is not UTF-8 holds surrogates, PEP
 383); what the vault keys, shows and reports is their readable form (``ingest.file_names``).
@@ -29,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.app.ingestion.extraction import kind_of
+from cairn.ingest import notes_folder
 from cairn.ingest.file_names import on_disk, readable
 from cairn.storage import source_rows
 from cairn.storage.connection import Connection
@@ -39,6 +51,8 @@ HASH_CHUNK = 1 << 20
 # Folders that hold tools' own files, never a person's notes.
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 ACTIONS_TO_READ = ("new", "changed", "retry")
+# A notes folder's web files: the published site's look and behaviour, never a person's notes.
+SITE_SUFFIXES = frozenset({".css", ".scss", ".sass", ".less", ".js", ".mjs", ".cjs", ".map"})
 FOLDER = "folder"  # the kind of an unreadable folder's entry, and its media type in sources
 
 
@@ -93,11 +107,14 @@ def make_plan(
     paths: Sequence[Path],
     scope: str,
     hashed: Callable[[Path, int, int], None] | None = None,
+    changed: Sequence[Path] | None = None,
 ) -> Plan:
     """Walk ``paths``, hash each file (``hashed(path, done, total)`` after each) and compare
     with what ``scope`` keeps. Nothing a file or folder does (no permission, a loop, vanishing)
-    raises: it becomes an ``unreadable`` entry of the plan."""
+    raises: it becomes an ``unreadable`` entry of the plan. With ``changed``, only those paths
+    below a folder of ``paths`` are looked at (a watcher's batch)."""
     plan = Plan()
+    moved_from: set[str] = set()  # the old paths of files found moved, claimed once each
     found: dict[Path, Path | None] = {}
     problems: dict[Path, tuple[Path | None, str, str | None]] = {}  # path: root, why, kind
     for given in paths:
@@ -111,7 +128,12 @@ def make_plan(
             if path in plan.roots:
                 continue
             plan.roots.append(path)
-            for file, problem in _walk(path, plan.folders):
+            listed = (
+                _walk(path, plan.folders)
+                if changed is None
+                else _walk_changed(path, changed, plan.folders)
+            )
+            for file, problem in listed:
                 if problem is None:
                     found[file] = found.get(file) or path  # found in a folder: its links count
                 else:
@@ -122,12 +144,18 @@ def make_plan(
             problems[path] = (None, _not_a_file(path), None)
         else:
             plan.not_found.append(readable(path))
+    notes_roots = {root for root in plan.roots if notes_folder.detect(root) is not None}
     unique = sorted(found.items(), key=lambda item: readable(item[0]))
     shown = {readable(path) for path in found}
     with vault.read() as conn:
         previous = source_rows.by_paths(conn, sorted(shown | {readable(path) for path in problems}))
         for done, (path, root) in enumerate(unique, start=1):
-            plan.files.append(_planned(conn, path, root, previous.get(readable(path)), scope))
+            site_file = root in notes_roots and path.suffix.lower() in SITE_SUFFIXES
+            plan.files.append(
+                _planned(
+                    conn, path, root, previous.get(readable(path)), scope, moved_from, site_file
+                )
+            )
             if hashed is not None:
                 hashed(path, done, len(unique))
         for path, (root, why, kind) in sorted(problems.items(), key=lambda i: readable(i[0])):
@@ -138,6 +166,7 @@ def make_plan(
             ):
                 if (
                     row["path"] not in shown
+                    and row["path"] not in moved_from
                     and not on_disk(row["path"], row["path_bytes"]).exists()
                 ):
                     plan.removed.append(row["path"])
@@ -156,12 +185,14 @@ def _planned(
     root: Path | None,
     previous: SourceRow | None,
     scope: str,
+    moved_from: set[str],
+    site_file: bool = False,
 ) -> PlannedFile:
     try:
         stat = path.stat()
     except OSError as exc:  # gone, or its folder closed, since it was listed
         return _unreadable(path, root, _why(path, exc), None, previous)
-    kind = kind_of(path)
+    kind = None if site_file else kind_of(path)
     if kind is None:
         return PlannedFile(path, root, stat.st_size, stat.st_mtime_ns, None, "unsupported", None)
     if previous is not None and previous["scope"] != scope:
@@ -180,6 +211,12 @@ def _planned(
         return PlannedFile(
             path, root, stat.st_size, stat.st_mtime_ns, digest, action, kind, previous
         )
+    if previous is None or not previous["document_id"] or previous["state"] == "duplicate":
+        gone = _moved_here(conn, digest, scope, moved_from)
+        if gone is not None:
+            return PlannedFile(
+                path, root, stat.st_size, stat.st_mtime_ns, digest, "moved", kind, previous, gone
+            )
     same = source_rows.ingested_with_hash(conn, digest, scope)
     if same is not None and same["path"] != readable(path):
         return PlannedFile(
@@ -191,6 +228,19 @@ def _planned(
     elif previous is not None and previous["state"] == "failed":
         action = "retry"
     return PlannedFile(path, root, stat.st_size, stat.st_mtime_ns, digest, action, kind, previous)
+
+
+def _moved_here(
+    conn: Connection, digest: str, scope: str, moved_from: set[str]
+) -> SourceRow | None:
+    """The row of a kept file with these bytes that is gone from where it was: this file is
+    that one, moved. Each old path is claimed once (a second copy is a duplicate)."""
+    for row in source_rows.documents_with_hash(conn, digest, scope):
+        if row["path"] in moved_from or on_disk(row["path"], row["path_bytes"]).exists():
+            continue
+        moved_from.add(row["path"])
+        return row
+    return None
 
 
 def file_hash(path: Path) -> str:
@@ -235,6 +285,53 @@ def _walk(root: Path, folders: set[str]) -> Iterator[tuple[Path, tuple[str, str 
         error = failed.pop()
         folder_path = Path(error.filename) if error.filename else root
         yield folder_path, (_why(folder_path, error, folder=True), FOLDER)
+
+
+def _walk_changed(
+    root: Path, changed: Sequence[Path], folders: set[str]
+) -> Iterator[tuple[Path, tuple[str, str | None] | None]]:
+    """What ``_walk`` would list of the ``changed`` paths below ``root``: a file, or a folder
+    (created or moved in) walked whole. A path no longer there is left to the plan's check of
+    the folder's known files against the disk."""
+    seen: set[Path] = set()
+    for given in sorted(set(changed)):
+        path = Path(given)
+        try:
+            relative = path.relative_to(root)
+        except ValueError:
+            continue  # below another folder of the run
+        if not _listed(root, relative):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            for found, problem in _walk(path, folders):
+                if found not in seen:
+                    seen.add(found)
+                    yield found, problem
+            continue
+        try:
+            regular = stat_kinds.S_ISREG(path.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            seen.add(path)
+            yield path, (_why(path, exc), None)
+            continue
+        if regular and path not in seen:
+            seen.add(path)
+            yield path, None
+
+
+def _listed(root: Path, relative: Path) -> bool:
+    """Whether ``_walk`` from ``root`` would reach ``relative``: no hidden part, no tool
+    folder, not inside a Logseq graph's own ``logseq/`` folder."""
+    here = root
+    for part in relative.parts:
+        if part.startswith(".") or part in SKIPPED_DIRS:
+            return False
+        if part == "logseq" and (here / part / "config.edn").exists():
+            return False
+        here = here / part
+    return True
 
 
 def _why(path: Path, error: BaseException, *, folder: bool = False) -> str:

@@ -74,6 +74,7 @@ class IngestingService(Protocol):
         cancel: CancelToken | None,
         ocr_languages: tuple[str, ...] | None,
         whisper_model_dir: str | None,
+        changed: tuple[str, ...] | None,
     ) -> IngestReport: ...
 
 
@@ -98,6 +99,7 @@ class Request:
     dry_run: bool
     ocr_languages: tuple[str, ...] | None
     whisper_model_dir: str | None
+    changed: tuple[str, ...] | None = None  # a watched folder's batch (see ``plan``)
 
 
 class ApartRuns:
@@ -122,6 +124,7 @@ class ApartRuns:
         cancel: CancelToken | None,
         ocr_languages: tuple[str, ...] | None,
         whisper_model_dir: str | None,
+        changed: tuple[str, ...] | None = None,
     ) -> IngestReport:
         raw_key, salt = vault.key_material()
         request = Request(
@@ -136,6 +139,7 @@ class ApartRuns:
             dry_run,
             ocr_languages,
             whisper_model_dir,
+            changed,
         )
         child = _Child(request)
         with self._lock:
@@ -271,6 +275,7 @@ def _ingest(request: Request, pipe: Any, cancel: CancelToken) -> IngestReport:
             cancel=cancel,
             ocr_languages=request.ocr_languages,
             whisper_model_dir=request.whisper_model_dir,
+            changed=request.changed,
         )
 
 

@@ -69,6 +69,8 @@ def document_attrs(
             warnings.append(f"its {key} ({shown!r}) was left out: not a {specs[key].kind}")
     if document.tags:
         attrs["tags"] = list(document.tags)
+    if document.aliases and "aliases" in specs:  # searchable, shown, and a name links find
+        attrs["aliases"] = list(document.aliases)
     return attrs, warnings
 
 

@@ -40,13 +40,14 @@ class CancelToken:
 @dataclass
 class FileOutcome:
     path: str
-    action: str  # what the plan said: new, changed, unchanged, retry, duplicate, unsupported
-    state: str  # ingested, replaced, unchanged, duplicate, skipped, failed, cancelled, planned
+    action: str  # what the plan said: new, changed, unchanged, retry, duplicate, moved, ...
+    state: str  # ingested, replaced, unchanged, duplicate, moved, skipped, failed, cancelled...
     document_id: str | None = None
     passages: int = 0
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     size: int = 0
+    moved_from: str | None = None  # a file that moved: where the vault knew it before
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}

@@ -26,8 +26,8 @@ from cairn.app import mentions
 from cairn.app.clock import new_id, now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.history import HistoryKeeper
+from cairn.app.ingestion import links, records
 from cairn.app.ingestion import parts as file_parts
-from cairn.app.ingestion import records
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.report import FileOutcome, IngestReport
 from cairn.app.packs import Pack
@@ -362,10 +362,15 @@ class DocumentStore:
                 )
 
     def _retire(self, conn: Connection, old_document: str, new_document: str) -> None:
-        """The old version of a changed file becomes history: superseded, never deleted."""
+        """The old version of a changed file becomes history: superseded, never deleted. The
+        links a notes folder's linking stage made from it go: the new version's text states
+        the note's links now (a link removed from the note is removed from the graph)."""
         scopes = [self._scope]
         if graph_rows.status_of(conn, old_document) not in (None, "superseded"):
             self._history.supersede(old_document, new_document, scopes)
+        for edge in graph_rows.edges_of(conn, old_document, links.EDGE):
+            if edge["src"] == old_document and edge["rationale"] in links.LINK_RATIONALES:
+                graph_rows.delete_edge(conn, edge["seq"])
         at = now_iso()
         for passage_id in _passages_of(conn, old_document):
             rows = graph_rows.nodes_by_ids(conn, [passage_id], scopes)

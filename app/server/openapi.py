@@ -114,7 +114,7 @@ _NODE = _object(
     edges=_array(_EDGE_SUMMARY),
     edges_truncated={"type": "boolean"},
     edge_counts=_COUNTS,
-    aliases=_array(_STRING),
+    merged_ids=_array(_STRING),
     awaiting_review=_AWAITING_REVIEW,
 )
 _TRAVERSE = _object(

@@ -74,3 +74,27 @@ def test_a_write_without_embedder_says_so_and_marks_the_space_incomplete(
         assert svc.vector_search_ready is False
         assert svc.rebuild_vectors() == 1
         assert svc.vector_search_ready is True
+
+
+def test_a_vault_of_the_previous_model_is_rebuilt_into_the_int8_space(
+    vault_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    # The file Cairn shipped before the int8 build (bench's "before"; requirements-dev.lock).
+    from bench.embedders import PreviousEmbedder
+
+    previous = PreviousEmbedder()
+    assert previous.identity != embedder.identity
+    with compose.create_vault(vault_path, PASSPHRASE, embedder=previous) as svc:
+        for title in ("Boiler service", "Chimney sweep", "Gutter cleaning"):
+            svc.write("Note", title, f"{title} is due in autumn.")
+    with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as svc:
+        response = svc.search("heating maintenance", scopes=ALL)
+        assert response.vector_search is False  # never compared with the old model's vectors
+        assert "Rebuild vectors" in response.notes[0] and "cairn reindex" in response.notes[0]
+        progress: list[tuple[int, int]] = []
+        assert svc.rebuild_vectors(lambda done, total: progress.append((done, total))) == 3
+        assert progress[-1] == (3, 3)
+        hits = svc.search("heating maintenance", scopes=ALL).results
+        assert hits[0].title == "Boiler service" and hits[0].ranks["vector"] == 1
+        spaces = svc.stats(scopes=ALL)["embedding_spaces"]
+        assert [(s["name"], s["vectors"]) for s in spaces] == [(embedder.identity, 3)]

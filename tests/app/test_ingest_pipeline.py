@@ -136,7 +136,8 @@ def test_each_file_becomes_a_document_with_its_passages(ingested) -> None:
         name: service.get([o.document_id], scopes=ALL).nodes[0].node.title
         for name, o in outcomes.items()
     }
-    assert titles["notes/garden.md"] == "Garden plans"  # the first heading
+    # The folder links notes with [[...]]: a note there is named by its file, not a heading.
+    assert titles["notes/garden.md"] == "garden"
     assert titles["bicycle.html"] == "Bicycle repair"  # <title>
     assert titles["budget.txt"] == "budget"  # no heading: the file name
     pages = service.get([outcomes["report.pdf"].document_id], scopes=ALL).nodes[0].node
@@ -161,7 +162,7 @@ def test_passages_say_where_in_the_file_they_come_from(ingested) -> None:
         assert body.splitlines()[-1] in span
     watering = _passages(service, outcomes["notes/garden.md"].document_id)[1]
     assert watering.attrs["heading"] == "Garden plans › Watering"
-    assert watering.title.startswith("Garden plans — ") and watering.title.endswith("Watering")
+    assert watering.title == "garden — Garden plans › Watering"
     # Its three paragraphs make one passage (blank lines between them dropped), lines 1 to 6.
     text_lines = [line for line in BUDGET.splitlines() if line.strip()]
     assert located("budget.txt") == [({"line_start": 1, "line_end": 6}, "\n".join(text_lines))]
@@ -224,7 +225,7 @@ def test_the_links_and_tags_of_a_note_folder(ingested) -> None:
         if edge.type == "references" and edge.direction == "out"
     }
     # [[Greenhouse]] is the note greenhouse.md; [[Compost heap]] names no note: a stub topic.
-    assert references == {("Document", "Greenhouse"), ("Topic", "Compost heap")}
+    assert references == {("Document", "greenhouse"), ("Topic", "Compost heap")}
     target = next(e for e in garden.edges if e.type == "references" and e.other_type == "Document")
     assert target.other_id == outcomes["notes/greenhouse.md"].document_id
     stub = next(e for e in garden.edges if e.other_title == "Compost heap")
@@ -588,8 +589,10 @@ def test_the_foam_docs_link_as_their_notes_say(corpus: Path, tmp_path: Path) -> 
     assert report.counts() == {"ingested": 87, "skipped": 1}
     # tests/ingest/test_vault.py reconciles these with the README: 179 note -> note edges and
     # the 2 links Foam's own docs leave broken ([[cli-grep]], [[publishing]]), as stub topics.
-    assert edges == {("Document", "active"): 179, ("Topic", "stub"): 2}
-    assert report.links == 181
+    # Two notes also link [MIT license](LICENSE.txt), a file the folder holds and Cairn reads:
+    # 2 edges to its Document; and [[templates#Metadata]] reaches that heading's Passage.
+    assert edges == {("Document", "active"): 181, ("Topic", "stub"): 2, ("Passage", "active"): 1}
+    assert report.links == 184
 
 
 def test_the_logseq_docs_link_as_their_pages_say(corpus: Path, tmp_path: Path) -> None:

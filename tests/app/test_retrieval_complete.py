@@ -499,5 +499,5 @@ def test_words_kept_only_in_an_addendum_are_found(service: MemoryService) -> Non
     # The folded memory's id still finds the memory it became, with its words as an addendum.
     detail = service.get([maybe.id], scopes=ALL).nodes[0]
     assert detail.node.id == lunch.id and detail.requested_as == maybe.id
-    assert detail.aliases == [maybe.id]
+    assert detail.merged_ids == [maybe.id]
     assert any("fish" in a["text"] for a in detail.addenda)

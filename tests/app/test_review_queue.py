@@ -205,7 +205,7 @@ def test_merge_folds_the_memory_awaiting_review_into_the_kept_one(
     kept = got.nodes[0]
     assert kept.node.id == first.node.id
     assert kept.requested_as == second.node.id
-    assert kept.aliases == [second.node.id]
+    assert kept.merged_ids == [second.node.id]
     # Its text is an addendum, and searchable.
     assert any("beneath" in a["text"] for a in kept.addenda)
     assert [a["origin"] for a in kept.addenda] == ["merged"]

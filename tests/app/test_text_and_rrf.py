@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cairn.app.retrieval import RRF_K, rrf, total_order
-from cairn.app.text import searchable_text
+from cairn.app.text import reading_text, searchable_text
 
 
 def test_string_date_and_list_attributes_are_searchable_numbers_are_not() -> None:
@@ -19,6 +19,27 @@ def test_string_date_and_list_attributes_are_searchable_numbers_are_not() -> Non
     assert "1990-04-02" in text
     assert "Joanna" in text
     assert "12" not in text
+
+
+def test_wikilink_markup_and_page_furniture_are_not_what_a_text_says() -> None:
+    body = (
+        "See [[Settings|the settings]], [[Sync]] and [[Editor#Fonts]].\n"
+        "| [[Canvas\\|the canvas]] | ![[diagram.png]] |\n"
+        "Page 3 of 5\n"
+        "- 4 -\n"
+        "Harbour report page 2 of 9\n"
+        "3 of the 5 boats and 12 / 40 ropes stay."
+    )
+    assert reading_text(body) == (
+        "See the settings, Sync and Editor Fonts.\n"
+        "| the canvas | diagram.png |\n"
+        "Harbour report  \n"
+        "3 of the 5 boats and 12 / 40 ropes stay."
+    )
+    # The searchable surface (embedded and indexed) is cleaned; a title is left as it is.
+    text = searchable_text("[[Title]] kept", body, {})
+    assert text.startswith("[[Title]] kept\nSee the settings,") and "Page 3" not in text
+    assert reading_text("No markup, 2024.") == "No markup, 2024."
 
 
 attrs_strategy = st.dictionaries(

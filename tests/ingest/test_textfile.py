@@ -254,3 +254,20 @@ def test_a_few_stray_control_characters_do_not_make_text_binary(tmp_path: Path) 
     doc = extract(path.read_bytes(), path.name)
     assert "\x07" in doc.text and "\x1b[31mERROR" in doc.text
     assert doc.text.startswith("Line 0: the pump ran")
+
+
+def test_links_in_tables_to_headings_and_to_files() -> None:
+    text = (
+        "## Embed files\n\n"
+        "| [[Settings\\|the settings]] | ![[diagram.png]] |\n"
+        "See [[Settings#Appearance]], [[Editor#Fonts#Size|size]], [[Sync#^block1]],\n"
+        "[[paper.pdf|the paper]], ![[talk.ogg]], ![[Canvas]], [[Release 1.2]] and\n"
+        "![map](assets/harbour%20map.png) [site](https://example.org/a.png).\n"
+    )
+    doc = extract(text.encode(), "Accepted file formats.md")
+    assert doc.title == "Accepted file formats"  # a level-2 heading is a section, not the title
+    assert doc.links == ("Settings", "Editor", "Sync", "Canvas", "Release 1.2")
+    assert doc.anchors == (("Settings", "Appearance"), ("Editor", "Size"))
+    assert doc.attachments == ("diagram.png", "paper.pdf", "talk.ogg", "assets/harbour map.png")
+    assert extract(b"# Harbour\n\nText.\n", "h.md").title == "Harbour"  # an opening title
+    assert extract(b"Text.\n\n# Later\n", "later.md").title == "later"

@@ -315,3 +315,30 @@ def test_the_foam_docs_reconcile_with_their_readme(corpus: Path) -> None:
 def test_foam_links_resolve_to_their_notes(corpus: Path, link: str, source: str, note: str) -> None:
     vault, _, _ = _read_corpus(corpus / FOAM_DOCS)
     assert _resolved(vault, link, source) == note
+
+
+def test_attachments_resolve_to_the_folders_files_and_titles_are_file_names(
+    tmp_path: Path,
+) -> None:
+    from cairn.ingest import notes_folder, textfile
+
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "att").mkdir()
+    (root / "att" / "diagram.png").write_bytes(b"png")
+    (root / "paper.pdf").write_bytes(b"pdf")
+    (root / "Formats.md").write_text(
+        "## Embed files\n\n![[diagram.png]] [[paper.pdf|p]] ![[gone.ogg]] [[Settings#Look]]\n"
+    )
+    (root / "Settings.md").write_text("# Preferences\n\n## Look\n\nDark.\n")
+    folder = notes_folder.open_vault(root)
+    docs = {
+        n.path: textfile.extract((root / n.path).read_bytes(), n.path.name) for n in folder.notes
+    }
+    plan = notes_folder.link_edges(folder, docs)
+    formats = next(n for n in plan.notes if n.source == Path("Formats.md"))
+    assert formats.attachments == (Path("att/diagram.png"), Path("paper.pdf"))
+    assert formats.targets == (Path("Settings.md"),) and formats.unresolved == ()
+    assert formats.anchors == ((Path("Settings.md"), "Look"),)
+    naming = notes_folder.Naming.of(root, folder.kind)
+    assert naming.title_of(Path("Settings.md"), docs[Path("Settings.md")]) == "Settings"
