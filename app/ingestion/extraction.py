@@ -289,6 +289,8 @@ class ExtractionWorker:
                 f"{name} is no longer there (moved or deleted while Cairn was reading the folder)."
             ) from None
         budget = self._settings.time_budget(kind, size)
+        if should_stop():  # before a worker is started for nothing (a cancelled run)
+            raise Stopped
         self._ensure_started()
         self._connection.send(str(path))
         started = time.monotonic()

@@ -159,6 +159,7 @@ class _Run:
             ingestor._pack, ingestor._space, ingestor._writer, ingestor._history, scope, report
         )
         self._batch: list[Prepared] = []
+        self._abandoned = False  # the run ended (or failed): a read ahead is not wanted
         self._namings: dict[Path, notes_folder.Naming | None] = {}  # per folder given
         self._files_total = sum(1 for f in plan.files if f.to_read)
         self._files_done = 0
@@ -183,29 +184,15 @@ class _Run:
         # taking turns. At most one file is read ahead, so memory holds at most two.
         with ThreadPoolExecutor(1, thread_name_prefix="cairn-read-ahead") as reader:
             ahead: Future[ExtractedDocument] | None = None
-            for index, planned in enumerate(to_read):
-                reading = ahead or self._read(reader, planned)
-                ahead = None
-                if self._cancel.cancelled:
-                    _settle(reading)
-                    self._report.cancelled = True
-                    self._report.files.append(outcomes.planned(planned, "cancelled"))
-                    continue
-                self._emit("reading", planned.source)
-                try:
-                    document = reading.result()
-                except Stopped:
-                    self._report.cancelled = True
-                    self._report.files.append(outcomes.planned(planned, "cancelled"))
-                    continue
-                except ExtractionError as exc:
-                    self._fail(planned, str(exc))
-                    continue
-                if READ_AHEAD and index + 1 < len(to_read) and not self._cancel.cancelled:
-                    ahead = self._read(reader, to_read[index + 1])
-                self._take(planned, document)
-            if ahead is not None:
-                _settle(ahead)
+            try:
+                for index in range(len(to_read)):
+                    ahead = self._next(reader, to_read, index, ahead)
+            finally:
+                # An error while embedding or writing (a full disk) must not wait for the
+                # file read ahead to finish its budget: it is stopped, then let go.
+                self._abandoned = True
+                if ahead is not None:
+                    _settle(ahead)
         self._flush()
         self._emit("linking", None)
         if self._plan.roots and not self._report.cancelled:
@@ -214,8 +201,44 @@ class _Run:
             self._report.stubs += made.stubs
         self._emit("done", None)
 
+    def _next(
+        self,
+        reader: ThreadPoolExecutor,
+        to_read: list[PlannedFile],
+        index: int,
+        ahead: Future[ExtractedDocument] | None,
+    ) -> Future[ExtractedDocument] | None:
+        """Take file ``index`` (read ahead, or read now) and start reading the one after it;
+        returns that read, or None."""
+        planned = to_read[index]
+        if self._cancel.cancelled:
+            if ahead is not None:
+                _settle(ahead)
+            self._report.cancelled = True
+            self._report.files.append(outcomes.planned(planned, "cancelled"))
+            return None
+        reading = ahead or self._read(reader, planned)
+        self._emit("reading", planned.source)
+        try:
+            document = reading.result()
+        except Stopped:
+            self._report.cancelled = True
+            self._report.files.append(outcomes.planned(planned, "cancelled"))
+            return None
+        except ExtractionError as exc:
+            self._fail(planned, str(exc))
+            return None
+        following = None
+        if READ_AHEAD and index + 1 < len(to_read) and not self._cancel.cancelled:
+            following = self._read(reader, to_read[index + 1])
+        self._take(planned, document)
+        return following
+
     def _read(self, reader: ThreadPoolExecutor, planned: PlannedFile) -> Future[ExtractedDocument]:
-        return reader.submit(self._worker.extract, planned.path, lambda: self._cancel.cancelled)
+        return reader.submit(self._worker.extract, planned.path, self._should_stop_reading)
+
+    def _should_stop_reading(self) -> bool:
+        return self._cancel.cancelled or self._abandoned
 
     def _take(self, planned: PlannedFile, document: ExtractedDocument) -> None:
         """Embed a document read, and write it with its batch (or alone, in parts)."""

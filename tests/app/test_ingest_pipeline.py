@@ -506,6 +506,70 @@ def test_cancel_while_a_file_is_being_read_stops_the_reader(
     assert service.ingest([folder]).counts() == {"ingested": 3}
 
 
+def test_a_cancelled_run_starts_no_reader_for_the_files_left(
+    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file read ahead is stopped by the cancel; the files after it start no worker
+    process each (a cancelled folder of thousands of files stops at once)."""
+    from cairn.app.ingestion.extraction import ExtractionWorker
+
+    folder = files.write(
+        tmp_path / "folder", {f"{n:02}.txt": files.prose(f"left {n}", 2) for n in range(12)}
+    ).resolve()
+    starts: list[int] = []
+    started = ExtractionWorker._ensure_started
+
+    def counted(worker: ExtractionWorker) -> None:
+        alive = worker._process is not None and worker._process.is_alive()
+        starts.append(0 if alive else 1)
+        started(worker)
+
+    monkeypatch.setattr(ExtractionWorker, "_ensure_started", counted)
+    cancel = CancelToken()
+
+    def progress(event: IngestProgress) -> None:
+        if event.stage == "embedding":
+            cancel.cancel()
+
+    report = service.ingest([folder], progress=progress, cancel=cancel)
+    assert report.counts() == {"ingested": 1, "cancelled": 11}
+    assert sum(starts) <= 2  # the first worker, and at most one for the file read ahead
+
+
+def test_a_failure_while_embedding_stops_the_file_read_ahead(
+    vault_path: Path, embedder: MiniLMEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error after a file is read (here the embedder's) ends the run at once: the read of
+    the next file is told to stop instead of running to the end of its budget."""
+    from cairn.app.ingestion.extraction import ExtractionWorker
+
+    folder = files.write(
+        tmp_path / "folder", {f"{n}.txt": files.prose(f"fail {n}", 2) for n in range(3)}
+    ).resolve()
+    asked: list[Any] = []
+    extract = ExtractionWorker.extract
+
+    def remembered(worker: ExtractionWorker, path: Path, should_stop: Any) -> Any:
+        asked.append(should_stop)
+        return extract(worker, path, should_stop)
+
+    monkeypatch.setattr(ExtractionWorker, "extract", remembered)
+
+    class Failing:
+        """Fails as a full disk would, once a file has been read."""
+
+        identity, dim = "test/failing", embedder.dim
+
+        def embed(self, texts: Any) -> Any:
+            raise OSError(28, "No space left on device")
+
+    with compose.create_vault(vault_path, PASSPHRASE, embedder=Failing()) as service:
+        with pytest.raises(OSError):
+            service.ingest([folder])
+    assert len(asked) == 2  # the file that failed, and the one read ahead
+    assert all(should_stop() for should_stop in asked)
+
+
 def test_a_file_named_twice_is_read_once(service: MemoryService, tmp_path: Path) -> None:
     """Named on its own and again inside a folder named in the same run: one file, one
     Document (not a second, orphaned one whose source row the other overwrote)."""
