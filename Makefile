@@ -13,7 +13,7 @@ TYPECHECK_ROOT := build/typecheck
 .PHONY: run test check lint typecheck pytest bench bench-quality screenshots format install clean \
 	install-desktop dist stress
 
-install: $(STAMP)
+install: $(STAMP) $(MODEL)
 
 $(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/bootstrap \
 		packaging/build_embedding_model.py
@@ -23,35 +23,39 @@ $(STAMP): pyproject.toml requirements.lock requirements-dev.lock packaging/boots
 		-r requirements.lock -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--no-build-isolation -e .
-	$(BIN)/python packaging/build_embedding_model.py $(MODEL)
 	touch $@
 
-run: $(STAMP)
+# Its own target, so that a model removed from the tree (git clean -X) is built again.
+$(MODEL): $(STAMP) packaging/build_embedding_model.py
+	$(BIN)/python packaging/build_embedding_model.py $@
+	touch $@
+
+run: install
 	$(BIN)/cairn-desktop
 
 # Puts this checkout's window in the desktop's application menu, for the current user.
-install-desktop: $(STAMP)
+install-desktop: install
 	packaging/install-desktop $(CURDIR)/$(BIN)/cairn-desktop
 
 test: check pytest
 
 check: lint typecheck
 
-lint: $(STAMP)
+lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 
-format: $(STAMP)
+format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-typecheck: $(STAMP)
+typecheck: install
 	mkdir -p $(TYPECHECK_ROOT)/cairn
 	for pkg in app storage ingest ui; do ln -sfn $(CURDIR)/$$pkg $(TYPECHECK_ROOT)/cairn/$$pkg; done
 	cd $(TYPECHECK_ROOT) && MYPYPATH=. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
 		-p cairn.app -p cairn.storage -p cairn.ingest -p cairn.ui
 
-pytest: $(STAMP)
+pytest: install
 	$(BIN)/python -m pytest
 
 # Only the crash tests (pytest marker `crash`), with many trials: `cairn ingest` killed with SIGKILL
@@ -59,21 +63,21 @@ pytest: $(STAMP)
 # 3 trials; `make stress STRESS_TRIALS=50` runs more. A failure names the seed that replays it.
 # About three minutes on 2 cores.
 STRESS_TRIALS ?= 20
-stress: $(STAMP)
+stress: install
 	CAIRN_STRESS_TRIALS=$(STRESS_TRIALS) $(BIN)/python -m pytest -m crash
 
-bench: $(STAMP)
+bench: install
 	$(BIN)/python -m bench.run
 
 # Each main view of the window as a PNG for the README, drawn on a virtual screen (Xvfb).
-screenshots: $(STAMP)
+screenshots: install
 	xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m cairn.ui.screenshots docs/screenshots
 
 # nDCG@10, MAP and Recall@100 on the Vaswani collection, for lexical, vector, hybrid and graph;
 # then the dedup gate's confusion table on the labelled pairs; then evidence Recall@5/10/20 on the
 # LoCoMo conversations (the corpus README's protocol, beside plain BM25, dense and RRF) and
 # 10,000 templated look-alike events (bench/conversations.py; `--quick` for a smoke run).
-bench-quality: $(STAMP)
+bench-quality: install
 	$(BIN)/python -m bench.quality
 	$(BIN)/python -m bench.dedup_quality
 	$(BIN)/python -m bench.conversations
@@ -81,7 +85,7 @@ bench-quality: $(STAMP)
 # dist/cairn/: `cairn` and `cairn-desktop` in one folder that runs without the source tree or a
 # virtualenv (PyInstaller, packaging/cairn.spec), built afresh; then tests/bundle/ runs its
 # programs. A few minutes on 2 cores.
-dist: $(STAMP)
+dist: install
 	rm -rf dist/cairn build/pyinstaller
 	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller \
 		packaging/cairn.spec

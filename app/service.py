@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from cairn.app import briefing, forgetting, graph, retrieval
+from cairn.app.dedup import statements
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.graphview import data, export
@@ -351,6 +352,7 @@ class MemoryService(VaultUpkeep):
         self._retention.save_uses_before_close()
         self._space.close()
         self._vault.close()
+        statements.forget_texts()  # what the gate read of memories leaves the process too
 
     def __enter__(self) -> MemoryService:
         return self

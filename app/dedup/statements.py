@@ -462,6 +462,13 @@ def _commitments(text: str) -> _Commitments:
     return _Commitments(tuple(times), tuple(dates), tuple(numbers), negations)
 
 
+def forget_texts() -> None:
+    """Drop the texts the caches above hold: memories must not outlive a closed vault in the
+    process's memory (nor reach swap from there)."""
+    _commitments.cache_clear()
+    word_set.cache_clear()
+
+
 def occasions(text: str) -> frozenset[str]:
     """The dates and times a statement names, canonical ("3 May" = "May 3rd"): two statements
     that both name one and name different ones speak of two occasions."""

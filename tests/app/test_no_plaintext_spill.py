@@ -85,3 +85,16 @@ def test_ingest_leaves_no_plaintext_outside_the_vault(
     assert _holding_marker([p for p in shm_new if p.is_file()]) == []
     if picture is None:
         pytest.skip("no DejaVu font to draw the scanned picture with; note and docx checked")
+
+
+def test_closing_the_vault_drops_the_texts_the_gate_cached(
+    vault_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    from cairn.app.dedup import statements
+
+    with compose.create_vault(vault_path, PASSPHRASE, embedder=embedder) as service:
+        service.write("Note", f"{MARKER} paid the plumber 120 euros on 3 May.")
+        service.write("Note", f"{MARKER} paid the plumber 140 euros on 3 May.")
+        assert statements._commitments.cache_info().currsize > 0  # the gate compared them
+    assert statements._commitments.cache_info().currsize == 0
+    assert statements.word_set.cache_info().currsize == 0
