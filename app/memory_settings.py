@@ -30,10 +30,10 @@ SETTINGS: dict[str, Setting] = {
         0.95, "cosine at or above which a new memory is the same topic as an old one"
     ),
     "dedup_low": Setting(
-        0.80, "cosine at or above which a new memory waits for review as a possible duplicate"
+        0.78, "cosine at or above which a new memory waits for review as a possible duplicate"
     ),
     "dedup_anchored_low": Setting(
-        0.73,
+        0.74,
         "the lower band for a memory naming the same people, places and figures as an old one",
     ),
     "dedup_jaccard": Setting(

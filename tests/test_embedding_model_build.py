@@ -4,6 +4,10 @@ really int8, and close to the fp32 model it comes from (real files, real onnxrun
 from __future__ import annotations
 
 import importlib.util
+import platform
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -64,3 +68,41 @@ def test_int8_vectors_stay_close_to_the_upstream_fp32_model(
     int8 = MiniLMEmbedder().embed(SENTENCES)
     cosines = (fp32 * int8).sum(axis=1)
     assert cosines.min() > 0.98, cosines
+
+
+QEMU = shutil.which("qemu-x86_64")
+VECTORS = """
+import sys
+from cairn.app.embedding_model import MiniLMEmbedder
+texts = sys.stdin.read().split("\\n")
+sys.stdout.write(MiniLMEmbedder(threads=1).embed(texts).tobytes().hex())
+"""
+
+
+@pytest.mark.skipif(
+    QEMU is None or platform.machine() != "x86_64",
+    reason="needs qemu-x86_64 (packaging/bootstrap installs qemu-user) on an x86-64 machine",
+)
+def test_a_cpu_without_vnni_computes_the_same_vectors() -> None:
+    """Laptops without VNNI run onnxruntime's AVX2 int8 kernels, whose 16-bit sums saturate
+    on 8-bit weights; with 7-bit weights every CPU gives the same vector, so a vault moved to
+    another computer compares like with like. The AVX2-only CPU is emulated (Haswell)."""
+    texts = "\n".join(SENTENCES)
+
+    def vectors(*prefix: str) -> np.ndarray:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", VECTORS],
+            input=texts,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        )
+        return np.frombuffer(bytes.fromhex(done.stdout), dtype=np.float32).reshape(
+            len(SENTENCES), -1
+        )
+
+    here = vectors()
+    assert QEMU is not None
+    haswell = vectors(QEMU, "-cpu", "Haswell")
+    np.testing.assert_allclose(haswell, here, atol=1e-6)

@@ -563,9 +563,11 @@ def test_a_failure_while_embedding_stops_the_file_read_ahead(
         def embed(self, texts: Any) -> Any:
             raise OSError(28, "No space left on device")
 
-    with compose.create_vault(vault_path, PASSPHRASE, embedder=Failing()) as service:
-        with pytest.raises(OSError):
-            service.ingest([folder])
+    with (
+        compose.create_vault(vault_path, PASSPHRASE, embedder=Failing()) as service,
+        pytest.raises(OSError),
+    ):
+        service.ingest([folder])
     assert len(asked) == 2  # the file that failed, and the one read ahead
     assert all(should_stop() for should_stop in asked)
 

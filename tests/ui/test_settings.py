@@ -79,7 +79,9 @@ def test_a_refused_setting_says_why_and_keeps_the_dialog(qtbot, dialog: Settings
     qtbot.waitUntil(lambda: dialog.memory_notice.isVisibleTo(dialog))
     assert "may not be above dedup_high" in dialog.memory_notice.text()
     assert dialog.tabs.currentWidget() is dialog.memory_page
-    assert dialog.session.service.settings()["dedup_low"] == pytest.approx(0.80)
+    assert dialog.session.service.settings()["dedup_low"] == pytest.approx(
+        SETTINGS["dedup_low"].default
+    )
 
 
 def test_machine_preferences_are_saved(qtbot, dialog: SettingsDialog, tmp_path: Path) -> None:
