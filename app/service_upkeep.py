@@ -103,10 +103,15 @@ class VaultUpkeep:
             if value is not None
         }
         with self._watch_lock:
-            self._stop_watcher()
-            watcher = FolderWatcher(self.watched_folders(), on_batch, on_problem, **timing)
+            folders = self.watched_folders()
+            watcher = FolderWatcher(folders, on_batch, on_problem, vault=self._vault.path, **timing)
+            # The new watcher starts before the old one stops, and takes over what the old
+            # one had not handed over yet: a change made around a restart (a folder added or
+            # removed) is not left for the next unlock.
             watcher.start()
-            self._watcher = watcher
+            old, self._watcher = self._watcher, watcher
+            if old is not None:
+                watcher.carry(old.stop())
             if catch_up:
                 watcher.catch_up()
             return watcher.watching
@@ -119,7 +124,7 @@ class VaultUpkeep:
     def _stop_watcher(self) -> None:
         watcher, self._watcher = self._watcher, None
         if watcher is not None:
-            watcher.stop()
+            watcher.stop()  # what it had not handed over: the next unlock's catch-up finds it
 
     # -- embeddings ---------------------------------------------------------------------------
 

@@ -155,14 +155,18 @@ class IngestPanel(QWidget):
         self._begin(list(batch.folders), service, batch)
 
     def cancel(self) -> None:
-        """Stop after the current file; what was read is kept. Queued paths are let go."""
+        """Stop after the current file; what was read is kept. Files dropped meanwhile are let
+        go. A watched folder's changes waiting still run after a drop is stopped: the person
+        stopped the files they dropped, and the watcher will not hand those changes over
+        again before the next unlock. Stopping a watched run lets them go too."""
         if not self._running or self._token is None:
             return
         self._token.cancel()
         self._cancel.setEnabled(False)
-        dropped = len(self._queue) + len(self._batches)
+        dropped = len(self._queue) + (len(self._batches) if self._watched_run else 0)
         self._queue.clear()
-        self._batches.clear()
+        if self._watched_run:
+            self._batches.clear()
         self._show_waiting()
         note = f" The {dropped} waiting to be added next were let go." if dropped else ""
         self._stage.setText(f"Stopping after the current file…{note}")
@@ -183,6 +187,11 @@ class IngestPanel(QWidget):
     @property
     def stage_text(self) -> str:
         return self._stage.text()
+
+    @property
+    def waiting_text(self) -> str:
+        """What waits for the current run to end, as shown ("" when nothing does)."""
+        return self._waiting.text()
 
     # -- a run --------------------------------------------------------------------------------
 

@@ -161,7 +161,8 @@ def _changed(
     on_batch: Callable[[WatchBatch], None],
     on_problem: Callable[[str], None],
 ) -> tuple[WatchedFolder | None, Watched]:
-    """(worker) Change the list, then watch the new list (no catch-up: nothing was missed)."""
+    """(worker) Change the list, then watch the new list (no catch-up: what the old watcher
+    had not handed over yet is carried into the new one)."""
     added = step(service, *args)
     return added, _watch(service, on_batch, on_problem, False)
 

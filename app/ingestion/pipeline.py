@@ -173,11 +173,9 @@ class _Run:
             source_rows.mark_missing(conn, self._plan.removed, now_iso())
             outcomes.forget_recovered_folders(conn, self._plan)
             for planned in self._plan.files:
-                if planned.action == "moved":
-                    store = self._in._writer.store
-                    self._report.files.append(moves.follow(conn, store, planned, self._scope))
-                elif not planned.to_read:
+                if not planned.to_read and planned.action != "moved":
                     self._report.files.append(outcomes.settle_unread(conn, planned, self._scope))
+        self._follow_moves([planned for planned in self._plan.files if planned.action == "moved"])
         to_read = [planned for planned in self._plan.files if planned.to_read]
         # The next file is read (in the extraction worker, watched from a thread of its own)
         # while this one is embedded and written: reading and embedding overlap instead of
@@ -233,6 +231,24 @@ class _Run:
             following = self._read(reader, to_read[index + 1])
         self._take(planned, document)
         return following
+
+    def _follow_moves(self, moved: Sequence[PlannedFile]) -> None:
+        """Files found moved keep their memory (``moves``): a renamed folder or a ``git pull``
+        can move thousands. Their Documents are embedded again before the write lock is taken,
+        and written a batch at a time, so other writers get in between and a Stop (or a kill)
+        loses at most the batch being written; a rerun finds the rest moved still."""
+        vault, space, store = self._in._vault, self._in._space, self._in._writer.store
+        for start in range(0, len(moved), BATCH_FILES):
+            batch = moved[start : start + BATCH_FILES]
+            if self._cancel.cancelled:
+                self._report.cancelled = True
+                self._report.files += [outcomes.planned(p, "cancelled") for p in batch]
+                continue
+            self._emit("embedding", batch[0].source)
+            prepared = [moves.prepare(vault, space, planned, self._scope) for planned in batch]
+            self._emit("writing", None)
+            with vault.write() as conn:
+                self._report.files += [moves.follow(conn, store, space, m) for m in prepared]
 
     def _read(self, reader: ThreadPoolExecutor, planned: PlannedFile) -> Future[ExtractedDocument]:
         return reader.submit(self._worker.extract, planned.path, self._should_stop_reading)

@@ -372,7 +372,7 @@ class DocumentStore:
             if edge["src"] == old_document and edge["rationale"] in links.LINK_RATIONALES:
                 graph_rows.delete_edge(conn, edge["seq"])
         at = now_iso()
-        for passage_id in _passages_of(conn, old_document):
+        for passage_id in contents_of(conn, old_document):
             rows = graph_rows.nodes_by_ids(conn, [passage_id], scopes)
             if rows and rows[0]["status"] != "superseded":
                 graph_rows.update_node(
@@ -388,7 +388,7 @@ class DocumentStore:
 
     @staticmethod
     def _passages_of(conn: Connection, documents: Sequence[str]) -> frozenset[str]:
-        return frozenset(p for d in documents for p in _passages_of(conn, d))
+        return frozenset(p for d in documents for p in contents_of(conn, d))
 
 
 def source_row(
@@ -418,14 +418,15 @@ def source_row(
     }
 
 
-def _passages_of(conn: Connection, document_id: str, *, nested: bool = True) -> list[str]:
+def contents_of(conn: Connection, document_id: str, *, nested: bool = True) -> list[str]:
     """What is ``part_of`` a Document: its passages, or (a file of parts) its part Documents
-    and their passages."""
+    and their passages. The one place that knows the nesting: what retires, resumes or moves
+    a file's memory finds it here."""
     found = []
     for edge in graph_rows.edges_of(conn, document_id, "part_of"):
         if edge["dst"] != document_id:
             continue
         found.append(edge["src"])
         if nested and graph_rows.type_of(conn, edge["src"]) == "Document":
-            found += _passages_of(conn, edge["src"], nested=False)
+            found += contents_of(conn, edge["src"], nested=False)
     return found

@@ -10,6 +10,12 @@ moved or gone. Batches are handed over one at a time on the watcher's own thread
 while one runs waits for the next. ``catch_up`` hands over each folder whole (at an unlock, for
 what changed while the vault was locked: unchanged files are skipped by their hash).
 
+When the list of folders changes, the window starts a new watcher before the old one stops,
+and what the old one saw but had not handed over yet is carried into the new one
+(``carry``): an edit saved just before or during the change is not left for the next unlock.
+The vault's own files are never a change: a vault kept inside a watched folder (in Documents,
+say) would otherwise start a run with each of its own writes.
+
 A folder that is gone or unreadable, or that the system will not let Cairn watch (the inotify
 limits), is reported through ``on_problem`` in words that say what to do; the other folders
 are watched all the same. No Qt here: the window marshals the callbacks to its own thread.
@@ -18,6 +24,7 @@ are watched all the same. No Qt here: the window marshals the callbacks to its o
 from __future__ import annotations
 
 import errno
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -39,11 +46,18 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from cairn.app.backups import BACKUP_SUFFIX
 from cairn.app.ingestion.plan import SKIPPED_DIRS
 from cairn.app.ingestion.watch_list import WatchedFolder, folder_problem
 
 QUIET_SECONDS = 1.5  # an editor's save, a sync client's burst: one run when they are done
-MAX_WAIT_SECONDS = 6.0  # changes that never stop (a long copy) still run every few seconds
+# Changes that never stop still run at least this often. Not every few seconds: an editor that
+# autosaves while the person types (Obsidian, every ~2 s) never leaves the folder quiet, and
+# each run keeps a new version of the note as history forever. A save followed by a pause is
+# still added within QUIET_SECONDS; a long copy is added in runs this far apart.
+MAX_WAIT_SECONDS = 45.0
+# Beside the vault: its journal files, the copy put aside by a restore, the dated backups.
+VAULT_SIDECARS = r"(-wal|-shm|-journal|\.replaced-[-\d]+)?"
 # What changes a file's bytes or where it is; opening and reading a file (ingest does) is not
 # listened to, or every run would start the next.
 EVENTS: list[type[FileSystemEvent]] = [
@@ -78,6 +92,14 @@ class WatchBatch:
     changed: tuple[str, ...] | None  # None: the folders whole (a catch-up)
 
 
+@dataclass(frozen=True)
+class Leftover:
+    """What a stopped watcher had seen but not handed over (see ``FolderWatcher.carry``)."""
+
+    changed: frozenset[str] = frozenset()
+    whole: tuple[str, ...] = ()  # folders whose catch-up was still to come
+
+
 BatchSink = Callable[[WatchBatch], None]
 ProblemSink = Callable[[str], None]
 
@@ -91,8 +113,10 @@ class FolderWatcher:
         *,
         quiet: float = QUIET_SECONDS,
         max_wait: float = MAX_WAIT_SECONDS,
+        vault: Path | None = None,
     ) -> None:
         self._folders = list(folders)
+        self._is_vault_file = _vault_files(vault)
         self._on_batch = on_batch
         self._on_problem = on_problem
         self._quiet = quiet
@@ -138,25 +162,43 @@ class FolderWatcher:
             self._whole = list(self._watching)
             self._lock.notify_all()
 
-    def stop(self) -> None:
+    def carry(self, leftover: Leftover) -> None:
+        """Take over what a stopped watcher had not handed over, for the folders watched here
+        (a folder no longer listed is let go)."""
+        for path in leftover.changed:
+            self._changed(path)
+        watched = {folder.path: folder for folder in self._watching}
+        whole = [watched[path] for path in leftover.whole if path in watched]
+        if whole:
+            with self._lock:
+                self._whole += [f for f in whole if f not in self._whole]
+                self._lock.notify_all()
+
+    def stop(self) -> Leftover:
         """Stop watching; a batch being handed over finishes first (the caller's run may be
-        stopped through its own cancel token). Changes not handed over are let go: the next
-        catch-up finds them by their hash."""
-        with self._lock:
-            self._stopped = True
-            self._pending.clear()
-            self._lock.notify_all()
-        if self._observer is not None:
+        stopped through its own cancel token). Returns what was seen and not handed over: a
+        new watcher ``carry``-es it; at a lock it is let go (the next catch-up finds it by its
+        hash)."""
+        if self._observer is not None:  # first, so nothing comes in after the last look
             self._observer.stop()
             self._observer.join(timeout=10)
+        with self._lock:
+            self._stopped = True
+            leftover = Leftover(frozenset(self._pending), tuple(f.path for f in self._whole))
+            self._pending.clear()
+            self._whole = []
+            self._lock.notify_all()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=60)
+        return leftover
 
     # -- events -------------------------------------------------------------------------------
 
     def _changed(self, path: str) -> None:
         folder = self._folder_of(path)
         if folder is None or not _may_hold_notes(Path(folder.path), Path(path)):
+            return
+        if self._is_vault_file(path):
             return
         now = time.monotonic()
         with self._lock:
@@ -257,6 +299,24 @@ def _may_hold_notes(root: Path, path: Path) -> bool:
     except ValueError:
         return False
     return not any(part.startswith(".") or part in SKIPPED_DIRS for part in parts)
+
+
+def _vault_files(vault: Path | None) -> Callable[[str], bool]:
+    """Whether a path is the vault's own: the vault, its -wal, -shm and -journal, a copy a
+    restore put aside, or a dated backup made into the vault's folder (``backups``)."""
+    if vault is None:
+        return lambda _: False
+    vault = vault.expanduser().resolve()
+    folder = str(vault.parent)
+    name = re.escape(vault.name)
+    dated = re.escape(vault.stem) + r"-\d{8}-\d{6}" + re.escape(BACKUP_SUFFIX)
+    own = re.compile(f"(?:{name}|{dated}){VAULT_SIDECARS}")
+
+    def is_vault_file(path: str) -> bool:
+        head, _, tail = path.rpartition("/")
+        return head == folder and own.fullmatch(tail) is not None
+
+    return is_vault_file
 
 
 def _text(path: bytes | str) -> str:

@@ -314,6 +314,67 @@ def test_locked_vault_pauses_and_unlock_catches_up(
         assert states == {"kept.txt": "unchanged", "new.txt": "ingested", "edited.txt": "replaced"}
 
 
+def test_a_change_made_around_a_restart_is_carried_over(
+    watched: tuple[MemoryService, Path, Runs], tmp_path: Path
+) -> None:
+    """Adding a folder restarts the watcher (the window's way): an edit the old watcher saw
+    but had not handed over yet is added by the new one, not left for the next unlock."""
+    service, folder, runs = watched
+    service.start_watching(runs.batch, runs.problem, catch_up=False, quiet=2.0)
+    note = folder / "heron.txt"
+    _write(note, "A grey heron stood in the reeds by the weir.\n")
+    time.sleep(0.5)  # seen, and still waiting for the folder to be quiet
+    other = tmp_path / "other"
+    other.mkdir()
+    service.watch_folder(other)
+    watching = service.start_watching(runs.batch, runs.problem, catch_up=False, quiet=2.0)
+    assert {f.path for f in watching} == {str(folder), str(other)}
+    runs.wait_for(lambda: ("ingested", str(note)) in runs.states(), "the edit before the restart")
+
+
+def test_the_vault_inside_a_watched_folder_starts_no_run(
+    embedder: MiniLMEmbedder, tmp_path: Path
+) -> None:
+    """A person may keep the vault in a folder they watch (Documents): its own writes, its
+    journal files and a backup made beside it are not changes of the person's files."""
+    folder = tmp_path / "Documents"
+    folder.mkdir()
+    with compose.create_vault(folder / "mine.cairn", PASSPHRASE, embedder=embedder) as service:
+        service.watch_folder(folder)
+        runs = Runs(service, run=False)
+        service.start_watching(runs.batch, runs.problem, catch_up=False, quiet=QUIET)
+        service.add_scope("work")
+        service.inbox_capture("The spare key is under the blue flowerpot.")
+        service.backup(folder)
+        time.sleep(QUIET + 1.5)
+        assert runs.batches == []
+        note = folder / "errands.txt"
+        _write(note, "Collect the parcel from the post office on Friday.\n")
+        runs.wait_for(lambda: bool(runs.batches), "the note's batch")
+        assert [b.changed for b in runs.batches] == [(str(note),)]
+        service.stop_watching()
+
+
+def test_an_autosaving_editor_is_not_a_version_every_few_seconds(
+    watched: tuple[MemoryService, Path, Runs],
+) -> None:
+    """An editor saving every moment while the person types never leaves the folder quiet: the
+    run waits for the pause (well past the old six seconds), then adds the note once."""
+    service, folder, _ = watched
+    runs = Runs(service, run=False)
+    service.start_watching(runs.batch, runs.problem, catch_up=False, quiet=QUIET)
+    note = folder / "draft.md"
+    typing_until = time.monotonic() + 9.0
+    words = 0
+    while time.monotonic() < typing_until:
+        words += 1
+        _write(note, "The draft grows " + "word " * words + "\n")
+        time.sleep(0.2)
+    assert runs.batches == []  # still typing: no version yet
+    runs.wait_for(lambda: bool(runs.batches), "the pause after typing")
+    assert [b.changed for b in runs.batches] == [(str(note),)]
+
+
 def test_a_folder_that_is_gone_is_reported_and_the_others_watched(
     service: MemoryService, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ from cairn.app.ingestion.report import IngestReport
 from cairn.ui.main_window import MainWindow
 from cairn.ui.preferences import Preferences
 from cairn.ui.results_model import ResultRow
+from tests.app import ingest_files as files
 
 PASSPHRASE = "a long and private passphrase for the test"
 RUN_MS = 120_000  # a run, from the change to its report: a few seconds, ample on a busy CI
@@ -34,11 +35,7 @@ def _search(qtbot: Any, window: MainWindow, query: str) -> list[ResultRow]:
     return rows
 
 
-def test_a_watched_folder_follows_edits_renames_and_deletes(qtbot: Any, tmp_path: Path) -> None:
-    folder = tmp_path / "journal"
-    folder.mkdir()
-    (folder / "heron.txt").write_text("A grey heron stood in the reeds by the weir.\n")
-
+def _new_vault(qtbot: Any, tmp_path: Path) -> MainWindow:
     window = MainWindow(preferences=Preferences())
     qtbot.addWidget(window)
     window.show()
@@ -49,6 +46,16 @@ def test_a_watched_folder_follows_edits_renames_and_deletes(qtbot: Any, tmp_path
     unlock.new_passphrase.second.setText(PASSPHRASE)
     with qtbot.waitSignal(window.session.unlocked, timeout=60_000):
         unlock.create_button.click()
+    return window
+
+
+def test_a_watched_folder_follows_edits_renames_and_deletes(qtbot: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    (folder / "heron.txt").write_text("A grey heron stood in the reeds by the weir.\n")
+
+    window = _new_vault(qtbot, tmp_path)
+    unlock = window.unlock_screen
     ingest = window.workspace.ingest
 
     # Added in the ingest panel: what it holds now is read at once, and it is listed.
@@ -102,4 +109,32 @@ def test_a_watched_folder_follows_edits_renames_and_deletes(qtbot: Any, tmp_path
     assert states == {"otter.txt": "ingested"}
     rows = _search(qtbot, window, "otter weir pool")
     assert any(r.source_name == "otter.txt" for r in rows)
+    window.session.lock()
+
+
+def test_stopping_a_drop_keeps_the_watched_changes_waiting(qtbot: Any, tmp_path: Path) -> None:
+    """A watched folder's change that came while a drop ran still runs when the drop is
+    stopped: the watcher will not hand it over again before the next unlock."""
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    window = _new_vault(qtbot, tmp_path)
+    ingest = window.workspace.ingest
+    _next_run(qtbot, window, lambda: ingest.watched_box.add_folder(str(folder)))
+    qtbot.waitUntil(lambda: "watching" in " ".join(ingest.watched_box.shown()), timeout=10_000)
+
+    dropped = files.write(
+        tmp_path / "dropped", {f"day {n}.txt": files.prose(n) + "\n" for n in range(400)}
+    )
+    ingest.start([str(dropped)])
+    assert ingest.is_running and not ingest.watched_run
+    (folder / "otter.txt").write_text("An otter crossed the weir pool at first light.\n")
+    qtbot.waitUntil(lambda: "1 more item" in ingest.waiting_text, timeout=RUN_MS)
+    with qtbot.waitSignal(ingest.finished, timeout=RUN_MS) as stopped:
+        ingest.cancel()
+    assert stopped.args[0].cancelled
+    with qtbot.waitSignal(ingest.finished, timeout=RUN_MS) as watched:
+        pass  # the watched changes run next, on their own
+    assert ingest.watched_run
+    states = {Path(f.path).name: f.state for f in watched.args[0].files}
+    assert states == {"otter.txt": "ingested"}
     window.session.lock()
