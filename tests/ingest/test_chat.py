@@ -18,6 +18,19 @@ CHAT = [
 ]
 
 
+# A dated journal and a log file: dates, times and "Word:" but not WhatsApp's line shapes.
+JOURNAL = (
+    "2024-03-01 09:15 Todo: buy milk\n"
+    "2024-03-01 18:30 Meeting with Ann: the lease ends in May\n"
+    "2024-03-02 08:00 Ran to the harbour and back.\n"
+)
+LOG = (
+    "2023-01-02 10:11:12 INFO server: started\n"
+    "2023-01-02 10:11:13 WARN cache: 3 entries dropped\n"
+    "[2023-01-02 10:11:14] ERROR db: connection refused\n"
+)
+
+
 def test_an_android_export_is_one_message_per_segment_with_speaker_day_and_place() -> None:
     doc = chat.extract_whatsapp(kept.whatsapp_android(CHAT), "WhatsApp Chat with Ben.txt")
     assert doc.title == "WhatsApp Chat with Ben"
@@ -55,9 +68,9 @@ def test_an_iphone_export_with_a_european_date_and_seconds() -> None:
         ),
         # Month first: 13 can only be a day, in second place.
         (["01/13/24, 10:00 - Ada: a", "01/14/24, 10:00 - Ben: b"], ["2024-01-13", "2024-01-14"]),
-        # Year first.
+        # Year first (as an East Asian locale writes it; never ISO's dashes).
         (
-            ["2024-02-03, 10:00 - Ada: a", "2024-02-04, 10:00 - Ben: b"],
+            ["2024/02/03, 10:00 - Ada: a", "2024/02/04, 10:00 - Ben: b"],
             ["2024-02-03", "2024-02-04"],
         ),
         # Every date fits both orders: the one in which the chat runs forward in time wins.
@@ -92,8 +105,17 @@ def test_a_twelve_hour_clock_reads_afternoons() -> None:
         "2023-12-31, 21:41 the server restarted\n2023-12-31, 21:42 it came back\n",
         "Meeting notes: 12/31/23, 9:41 PM - Ada: hello\n",
         "",
+        JOURNAL,
+        LOG,
+        # WhatsApp's own shapes, but with an ISO date, which WhatsApp never writes.
+        "2024-03-01, 09:15 - Todo: buy milk\n2024-03-02, 18:00 - Meeting with Ann: lease\n",
+        "[2023-01-02, 10:11:12] INFO server: started\n",
+        # A date and time without Android's " - " or iPhone's brackets.
+        "03/01/24, 09:15 Todo: buy milk\n03/01/24, 18:00 Meeting with Ann: the lease\n",
     ],
-)
+    ids=["list", "iso-comma", "prefixed", "empty", "journal", "log", "iso-android",
+         "iso-iphone", "no-dash"],
+)  # fmt: skip
 def test_text_that_only_looks_a_little_like_a_chat_is_not_one(text: str) -> None:
     assert not chat.is_whatsapp(text.encode())
 
