@@ -4,7 +4,8 @@ Read from ``content.xml``: headings (``text:h`` with their outline level give th
 path), paragraphs, list items (marked "- "), tables row by row ("cell | cell"), sections and
 text frames; footnotes and endnotes, and comments, are kept under their own heading after the
 body. Tables of contents and indexes repeat the text and are skipped, as is deleted (tracked)
-text. ``meta.xml`` gives the title, author and language.
+text. ``meta.xml`` gives the title, author and language (a damaged one is a warning: the text
+is still read).
 
 The zip and its XML are read within ``zip_parts``' bounds.
 """
@@ -56,7 +57,12 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         content = package.xml("content.xml")
         if content is None:
             raise ExtractionError(f"{name} has no content.xml: it is not an OpenDocument text.")
-        meta = package.xml("meta.xml")
+        try:
+            meta = package.xml("meta.xml")
+        except ExtractionError as exc:  # only the title and author are lost: the text is read
+            meta, warnings = None, [str(exc)]
+        else:
+            warnings = []
     notes = _Notes()
     text = next((el for el in content.iter() if local(el.tag) == "text"), None)
     segments = list(_blocks(text, [], notes)) if text is not None else []
@@ -66,7 +72,11 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
     first_heading = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
     title = str(metadata.pop("title", "")) or first_heading or PurePath(name).stem
     return ExtractedDocument(
-        title=title, media_type=MEDIA_TYPE, segments=tuple(segments), metadata=metadata
+        title=title,
+        media_type=MEDIA_TYPE,
+        segments=tuple(segments),
+        metadata=metadata,
+        warnings=tuple(warnings),
     )
 
 

@@ -249,6 +249,7 @@ def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLME
     service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
     try:
         book = kept.epub_bytes("Cut", CHAPTERS)
+        damaged_book = kept.with_damaged_part(book, "OEBPS/content.opf")
         folder = files.write(
             tmp_path / "in",
             {
@@ -259,11 +260,30 @@ def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLME
                 "binary.eml": files.binary_bytes(seed=3),
                 "notes.mbox": b"Dear diary, no mail here.\n",
                 "fine.eml": bytes(kept.email_message("Still here", "This one is kept.\n")),
+                # One damaged part costs only itself: a chapter, an attachment.
+                "torn.epub": kept.with_damaged_part(book, "OEBPS/text/chapter1.xhtml"),
+                "attached.eml": bytes(
+                    kept.email_message(
+                        "Two files",
+                        "The notes and a damaged book are attached.\n",
+                        attachments=[
+                            ("book.epub", damaged_book, "application/epub+zip"),
+                            ("notes.txt", b"Feed the hens at seven.", "text/plain"),
+                        ],
+                    )
+                ),
             },
         )
         report = service.ingest([folder])
         outcomes = {Path(o.path).name: o for o in report.files}
         assert outcomes["fine.eml"].state == "ingested"
+        torn, attached = outcomes["torn.epub"], outcomes["attached.eml"]
+        assert torn.state == "ingested" and torn.passages == 1
+        assert [w[:30] for w in torn.warnings] == ["chapter 1 (OEBPS/text/chapter1"]
+        assert attached.state == "ingested"
+        assert [w[:39] for w in attached.warnings] == ["its attachment book.epub could not be r"]
+        hens = _parts(service, attached.document_id, "Passage")
+        assert any("Feed the hens at seven." in p.body for p in hens)
         expected = {
             "cut.epub": "not a readable EPUB book",
             "drm.epub": "DRM",

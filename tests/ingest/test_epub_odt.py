@@ -56,6 +56,48 @@ def test_a_missing_chapter_is_a_warning_and_the_rest_is_read() -> None:
     assert book.warnings and "chapter 1" in book.warnings[0]
 
 
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_chapter_is_a_warning_and_the_rest_is_read(how: str) -> None:
+    data = kept.with_damaged_part(
+        kept.epub_bytes("Torn", CHAPTERS), "OEBPS/text/chapter1.xhtml", how
+    )
+    book = epub.extract(data, "torn.epub")
+    assert book.title == "Torn"
+    assert [s.text for s in book.segments] == [
+        "Night", "Waves broke over the lamp room.", "The glass held."
+    ]  # fmt: skip
+    assert len(book.warnings) == 1
+    assert "chapter 1 (OEBPS/text/chapter1.xhtml) could not be read" in book.warnings[0]
+
+
+def test_a_damaged_table_of_contents_is_a_warning_and_every_chapter_is_read() -> None:
+    data = kept.with_damaged_part(
+        kept.epub_bytes("Torn", CHAPTERS, epub3=False), "OEBPS/toc.ncx", "deflate"
+    )
+    book = epub.extract(data, "torn.epub")
+    # Located by their own headings, as a chapter the contents do not name is.
+    assert [(s.text, s.locator.heading) for s in book.segments][:2] == [
+        ("Arrival", ("Arrival",)),
+        ("The keeper rowed out to the rock at dawn.", ("Arrival",)),
+    ]
+    assert len(book.segments) == 5
+    assert len(book.warnings) == 1 and "table of contents (OEBPS/toc.ncx)" in book.warnings[0]
+
+
+def test_a_book_none_of_whose_chapters_can_be_read_fails_with_a_message() -> None:
+    data = kept.epub_bytes("Torn", CHAPTERS[:1])
+    data = kept.with_damaged_part(data, "OEBPS/text/chapter1.xhtml", "deflate")
+    with pytest.raises(ExtractionError, match=r"none of its chapters could be read.*export it"):
+        epub.extract(data, "torn.epub")
+
+
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_package_file_fails_the_book_with_a_message(how: str) -> None:
+    data = kept.with_damaged_part(kept.epub_bytes("Torn", CHAPTERS), "OEBPS/content.opf", how)
+    with pytest.raises(ExtractionError, match=r"torn\.epub is damaged \(OEBPS/content\.opf"):
+        epub.extract(data, "torn.epub")
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -152,6 +194,20 @@ def _zip(parts: dict[str, bytes]) -> bytes:
 def test_a_damaged_odt_fails_with_a_message(data: bytes, message: str) -> None:
     with pytest.raises(ExtractionError, match=message):
         odt.extract(data, "bad.odt")
+
+
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_content_part_fails_the_odt_with_a_message(how: str) -> None:
+    data = kept.with_damaged_part(kept.odt_bytes(ODT_BODY), "content.xml", how)
+    with pytest.raises(ExtractionError, match=r"bad\.odt is damaged \(content\.xml.*save it again"):
+        odt.extract(data, "bad.odt")
+
+
+def test_a_damaged_meta_part_costs_only_the_title() -> None:
+    data = kept.with_damaged_part(kept.odt_bytes(ODT_BODY, title="Allotment"), "meta.xml")
+    doc = odt.extract(data, "garden.odt")
+    assert doc.title == "Garden plans" and doc.segments[1].text == "Buy seeds at the market."
+    assert len(doc.warnings) == 1 and "meta.xml" in doc.warnings[0]
 
 
 def test_a_zip_bomb_is_refused_before_it_is_unpacked(monkeypatch: pytest.MonkeyPatch) -> None:
