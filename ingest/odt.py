@@ -36,6 +36,10 @@ _META_KEYS = {
     "language": "language",
 }
 _SPACES = re.compile(r"[ \u00a0]{2,}")
+# Runs of spaces are collapsed to one anyway: a larger count (a file may claim billions) is
+# never spelled out. Outline levels run from 1 to 10 in OpenDocument.
+MAX_SPACES = 64
+MAX_OUTLINE_LEVEL = 10
 
 
 @dataclass
@@ -93,7 +97,7 @@ def _blocks(
             heading = _inline(element, notes)
             if not heading:
                 continue
-            level = int(attr(element, "outline-level") or "1")
+            level = _count(attr(element, "outline-level"), MAX_OUTLINE_LEVEL)
             path[:] = [(lvl, h) for lvl, h in path if lvl < level] + [(level, heading)]
             yield Segment(heading, Locator(heading=tuple(h for _, h in path)))
         elif tag == "p":
@@ -127,7 +131,7 @@ def _inline(paragraph: ElementTree.Element, notes: _Notes) -> str:
     for child in paragraph:
         tag = local(child.tag)
         if tag == "s":
-            out.append(" " * int(attr(child, "c") or "1"))
+            out.append(" " * _count(attr(child, "c"), MAX_SPACES))
         elif tag == "tab":
             out.append("\t")
         elif tag == "line-break":
@@ -148,6 +152,15 @@ def _inline(paragraph: ElementTree.Element, notes: _Notes) -> str:
             out.append(_inline(child, notes))
         out.append(child.tail or "")
     return _SPACES.sub(" ", "".join(out)).strip()
+
+
+def _count(value: str | None, most: int) -> int:
+    """A count attribute (``text:c``, ``outline-level``) within 1..``most``; missing or not a
+    whole number, it is 1, OpenDocument's default."""
+    try:
+        return max(1, min(int(value or "1"), most))
+    except ValueError:
+        return 1
 
 
 def _metadata(meta: ElementTree.Element | None) -> dict[str, str]:

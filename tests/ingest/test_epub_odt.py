@@ -4,6 +4,7 @@ encrypted or hostile archives failing alone with a message."""
 from __future__ import annotations
 
 import io
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -208,6 +209,35 @@ def test_a_damaged_meta_part_costs_only_the_title() -> None:
     doc = odt.extract(data, "garden.odt")
     assert doc.title == "Garden plans" and doc.segments[1].text == "Buy seeds at the market."
     assert len(doc.warnings) == 1 and "meta.xml" in doc.warnings[0]
+
+
+def test_a_huge_space_count_is_not_spelled_out() -> None:
+    """``text:c`` may claim billions of spaces in a file of a few hundred bytes."""
+    body = '<text:p>Buy<text:s text:c="2000000000"/>seeds<text:s text:c="-3"/>now</text:p>'
+    tracemalloc.start()
+    try:
+        doc = odt.extract(kept.odt_bytes(body), "plans.odt")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+    assert [s.text for s in doc.segments] == ["Buy seeds now"]
+
+
+def test_counts_that_are_no_numbers_fall_back_to_the_default() -> None:
+    body = (
+        '<text:h text:outline-level="one">Plans</text:h>'
+        '<text:p>Buy<text:s text:c="many"/>seeds</text:p>'
+        '<text:h text:outline-level="99999999999999999999">Deep</text:h>'
+        '<text:h text:outline-level="2">Beds</text:h>'
+    )
+    doc = odt.extract(kept.odt_bytes(body), "plans.odt")
+    assert [(s.text, s.locator.heading) for s in doc.segments] == [
+        ("Plans", ("Plans",)),
+        ("Buy seeds", ("Plans",)),
+        ("Deep", ("Plans", "Deep")),  # past the deepest level OpenDocument has: the deepest
+        ("Beds", ("Plans", "Beds")),
+    ]
 
 
 def test_a_zip_bomb_is_refused_before_it_is_unpacked(monkeypatch: pytest.MonkeyPatch) -> None:
