@@ -103,7 +103,9 @@ def _refuse_drm(package: Package, name: str) -> None:
 def _spine(
     opf: ElementTree.Element, manifest: dict[str, ElementTree.Element], base: str
 ) -> Iterator[str]:
-    """The chapters' paths in the zip, in reading order."""
+    """The chapters' paths in the zip, in reading order, each once: a spine that lists one
+    chapter again and again (a few bytes each) would otherwise unpack it again each time."""
+    seen: set[str] = set()
     for itemref in opf.iter():
         if local(itemref.tag) != "itemref":
             continue
@@ -114,8 +116,10 @@ def _spine(
             continue  # the table of contents: its entries are the chapters' names
 
         href = attr(item, "href")
-        if href:
-            yield _resolve(base, href)
+        path = _resolve(base, href) if href else None
+        if path and path not in seen:
+            seen.add(path)
+            yield path
 
 
 def _contents(

@@ -85,6 +85,25 @@ def test_a_damaged_table_of_contents_is_a_warning_and_every_chapter_is_read() ->
     assert len(book.warnings) == 1 and "table of contents (OEBPS/toc.ncx)" in book.warnings[0]
 
 
+def test_a_chapter_the_spine_lists_again_and_again_is_read_once() -> None:
+    """Each listing is a few bytes and the chapter may unpack to megabytes: read once."""
+    book = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(kept.epub_bytes("Loop", CHAPTERS))) as source,
+        zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as looped,
+    ):
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.endswith(".opf"):
+                data = data.replace(b'<itemref idref="c1"/>', b'<itemref idref="c1"/>' * 10000)
+            looped.writestr(info.filename, data)
+    doc = epub.extract(book.getvalue(), "loop.epub")
+    assert [s.text for s in doc.segments] == [
+        "Arrival", "The keeper rowed out to the rock at dawn.", "Night",
+        "Waves broke over the lamp room.", "The glass held.",
+    ]  # fmt: skip
+
+
 def test_a_book_none_of_whose_chapters_can_be_read_fails_with_a_message() -> None:
     data = kept.epub_bytes("Torn", CHAPTERS[:1])
     data = kept.with_damaged_part(data, "OEBPS/text/chapter1.xhtml", "deflate")
