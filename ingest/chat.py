@@ -95,11 +95,14 @@ def extract_whatsapp(data: bytes, name: str) -> ExtractedDocument:
     text = decode(data, name).replace("\r\n", "\n").replace("\r", "\n")
     stamps: list[tuple[str, str, str, str, str, str | None, str | None]] = []
     messages: list[Message] = []
+    # Each message's lines, joined once at the end: adding a line to a growing string copies
+    # it, which a message of a million lines would make hours of work.
+    lines: list[list[str]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         match = _dated_line(line)
         if match is None:
             if messages:
-                messages[-1].text += "\n" + line
+                lines[-1].append(line)
                 if line.strip():
                     messages[-1].line_end = number
             continue
@@ -107,7 +110,10 @@ def extract_whatsapp(data: bytes, name: str) -> ExtractedDocument:
         stamps.append((first, second, third, hour, minute, second_s, half))
         said = _SPEAKER.match(rest)
         speaker, words = (said.group(1).strip(), said.group(2)) if said else (None, rest)
-        messages.append(Message(None, speaker, words, number, number))
+        messages.append(Message(None, speaker, "", number, number))
+        lines.append([words])
+    for message, own in zip(messages, lines, strict=True):
+        message.text = "\n".join(own)
     order = _date_order([(a, b, c) for a, b, c, *_ in stamps], any(s[6] for s in stamps))
     # An iPhone export writes the chat's own events under the group's name, each marked with
     # a direction mark: a "speaker" who never says anything unmarked is no person.

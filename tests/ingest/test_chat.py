@@ -4,6 +4,8 @@ as people. Text files that only look a little like chats stay text."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from cairn.ingest import chat
@@ -123,6 +125,18 @@ def test_text_that_only_looks_a_little_like_a_chat_is_not_one(text: str) -> None
 def test_exports_are_recognised() -> None:
     assert chat.is_whatsapp(kept.whatsapp_android(CHAT))
     assert chat.is_whatsapp(kept.whatsapp_iphone(CHAT))
+
+
+def test_a_message_of_many_lines_is_read_in_time_linear_in_its_size() -> None:
+    """A pasted log or a long poem is one message of many lines; adding each line to a
+    growing string took minutes for a few megabytes."""
+    lines = 300_000
+    data = ("1/2/24, 10:00 - Ada: start\n" + "a line pasted into the chat\n" * lines).encode()
+    started = time.monotonic()
+    doc = chat.extract_whatsapp(data, "c.txt")
+    assert time.monotonic() - started < 10
+    assert len(doc.segments) == 1 and doc.segments[0].text.count("\n") == lines
+    assert doc.segments[0].locator.line_end == lines + 1
 
 
 def test_a_telegram_chat_is_one_document_with_its_speakers() -> None:
