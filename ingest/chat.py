@@ -7,13 +7,16 @@ messages, never spans two days and says which day it holds). The speakers are th
 
 **WhatsApp** writes one line per message, in the phone's date format: ``12/31/23, 9:41 PM -
 Ada: text`` (Android), ``[31.12.23, 21:41:05] Ada: text`` (iPhone), with day, month and year in
-any order the locale has. Lines without a date continue the message above. A line with a date
-but no "Name:" is an event of the chat ("Ada added Ben"), kept without a speaker; a name
-that only ever stands before marked events (an iPhone export's group name) is no person. The date
-order is found from the file itself: a first field above 12 is a day, a second field above 12
-too; when every date fits both orders, the order in which the dates run forward (a chat is
-written in time order) is taken. A file is taken for an export only when its first line is
-such a dated line and a message with a speaker follows: other text files stay text.
+any order the locale has (but never an ISO ``2023-12-31``: that is a log's or a journal's
+date). Only these shapes count: the date followed by ", ", then " - " before the speaker on
+Android, the stamp in brackets on iPhone. Lines without a date continue the message above. A
+line with a date but no "Name:" is an event of the chat ("Ada added Ben"), kept without a
+speaker; a name that only ever stands before marked events (an iPhone export's group name) is
+no person. The date order is found from the file itself: a first field above 12 is a day, a
+second field above 12 too; when every date fits both orders, the order in which the dates run
+forward (a chat is written in time order) is taken. A file is taken for an export only when
+its first line is such a dated line and a message with a speaker follows: other text files
+stay text.
 
 **Telegram** exports JSON: one chat (``{"name", "messages": [...]}``) or the whole account
 (``{"chats": {"list": [...]}}``), which becomes a document with one part per chat. Message
@@ -45,11 +48,18 @@ TELEGRAM_CHAT_TYPES = frozenset(
      "private_channel", "public_channel", "bot_chat", "saved_messages"}
 )  # fmt: skip
 _MARKS = "\u200e\u200f\ufeff"  # direction marks WhatsApp puts before dates and attachments
-_LINE = re.compile(
-    rf"^[{_MARKS}]*\[?(\d{{1,4}})([./-])(\d{{1,2}})\2(\d{{1,4}}),?\s+"
-    r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
-    r"\]?(?:\s+-\s+|\s+)(.*)$"
+# WhatsApp's own line shapes, and no others (a dated journal or a log file is no chat):
+# Android "D/M/Y, H:MM[ AM] - rest" (", " after the date, " - " before the speaker) and iPhone
+# "[D/M/Y, H:MM:SS[ AM]] rest" (in brackets, with seconds). WhatsApp never writes an ISO
+# "yyyy-mm-dd" date, the shape of logs and journals, so one is refused. Both shapes give the
+# same groups: day, month and year fields (and their separator), hour, minute, second, AM/PM,
+# and the rest of the line.
+_DATE = r"(?!\d{4}-)(\d{1,4})([./-])(\d{1,2})\2(\d{1,4}),[ \u00a0\u202f]"
+_HALF = r"(?:[ \u00a0\u202f]*([AaPp])\.?[ \u00a0\u202f]?[Mm]\.?)?"
+_ANDROID = re.compile(
+    rf"^[{_MARKS}]*{_DATE}(\d{{1,2}})[:.](\d{{2}})(?:[:.](\d{{2}}))?{_HALF} - (.*)$"
 )
+_IPHONE = re.compile(rf"^[{_MARKS}]*\[{_DATE}(\d{{1,2}})[:.](\d{{2}})[:.](\d{{2}}){_HALF}\] (.*)$")
 _SPEAKER = re.compile(rf"^([^:\n]{{1,{MAX_SPEAKER_CHARS}}}?): (.*)$", re.S)
 ORDERS = ("dmy", "mdy", "ymd")
 
@@ -71,20 +81,28 @@ def is_whatsapp(data: bytes) -> bool:
     lines only."""
     head = data[:16384].decode("utf-8", errors="replace").replace("\r\n", "\n").split("\n")
     lines = [line for line in head[:DETECT_LINES] if line.strip()]
-    if not lines or not _LINE.match(lines[0]):
+    if not lines or not _dated_line(lines[0]):
         return False
-    return any((match := _LINE.match(line)) and _SPEAKER.match(match.group(9)) for line in lines)
+    return any((match := _dated_line(line)) and _SPEAKER.match(match.group(9)) for line in lines)
+
+
+def _dated_line(line: str) -> re.Match[str] | None:
+    """A line that starts a message, in one of WhatsApp's shapes (see ``_ANDROID``)."""
+    return _ANDROID.match(line) or _IPHONE.match(line)
 
 
 def extract_whatsapp(data: bytes, name: str) -> ExtractedDocument:
     text = decode(data, name).replace("\r\n", "\n").replace("\r", "\n")
     stamps: list[tuple[str, str, str, str, str, str | None, str | None]] = []
     messages: list[Message] = []
+    # Each message's lines, joined once at the end: adding a line to a growing string copies
+    # it, which a message of a million lines would make hours of work.
+    lines: list[list[str]] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        match = _LINE.match(line)
+        match = _dated_line(line)
         if match is None:
             if messages:
-                messages[-1].text += "\n" + line
+                lines[-1].append(line)
                 if line.strip():
                     messages[-1].line_end = number
             continue
@@ -92,7 +110,10 @@ def extract_whatsapp(data: bytes, name: str) -> ExtractedDocument:
         stamps.append((first, second, third, hour, minute, second_s, half))
         said = _SPEAKER.match(rest)
         speaker, words = (said.group(1).strip(), said.group(2)) if said else (None, rest)
-        messages.append(Message(None, speaker, words, number, number))
+        messages.append(Message(None, speaker, "", number, number))
+        lines.append([words])
+    for message, own in zip(messages, lines, strict=True):
+        message.text = "\n".join(own)
     order = _date_order([(a, b, c) for a, b, c, *_ in stamps], any(s[6] for s in stamps))
     # An iPhone export writes the chat's own events under the group's name, each marked with
     # a direction mark: a "speaker" who never says anything unmarked is no person.

@@ -6,7 +6,10 @@ saved page's is. A chapter's passages are located by its name in the book's tabl
 (EPUB 3's navigation page, or EPUB 2's ``toc.ncx``), followed by the headings inside it; a
 chapter the contents do not name is located by its own headings. The package's metadata gives
 the title, author and language. A book whose chapters are encrypted (DRM) cannot be read, and
-says so; obfuscated fonts do not matter.
+says so; obfuscated fonts do not matter. A chapter that is missing, damaged or cannot be parsed
+is left out with a warning naming it, the others kept (a book none of whose chapters can be
+read fails); a damaged table of contents is a warning too. A damaged package file (OPF) fails
+the book: without it there are no chapters to find.
 
 The zip and its XML are read within ``zip_parts``' bounds.
 """
@@ -48,20 +51,29 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         manifest = {
             attr(item, "id") or "": item for item in opf.iter() if local(item.tag) == "item"
         }
-        contents = _contents(package, opf, manifest, base)
-        segments: list[Segment] = []
         warnings: list[str] = []
+        contents = _contents(package, opf, manifest, base, warnings)
+        segments: list[Segment] = []
+        chapters = unread = 0
         for number, path in enumerate(_spine(opf, manifest, base), start=1):
-            raw = package.read(path)
-            if raw is None:
-                warnings.append(f"chapter {number} ({path}) is missing from the book")
-                continue
+            chapters += 1
+            # One chapter that is missing, damaged or breaks a parser costs only itself.
             try:
+                raw = package.read(path)
+                if raw is None:
+                    warnings.append(f"chapter {number} ({path}) is missing from the book")
+                    unread += 1
+                    continue
                 chapter = html.extract(raw, posixpath.basename(path))
-            except ExtractionError as exc:
-                warnings.append(f"chapter {number} ({path}) could not be read: {exc}")
+            except Exception as exc:
+                warnings.append(f"chapter {number} ({path}) could not be read: {_reason(exc)}")
+                unread += 1
                 continue
             segments += _located(chapter.segments, contents.get(path))
+    if chapters and unread == chapters:
+        raise ExtractionError(
+            f"{name}: none of its chapters could be read ({warnings[-1]}); {fix}."
+        )
     metadata = _metadata(opf)
     first = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
     title = str(metadata.pop("title", "")) or first or PurePath(name).stem
@@ -91,7 +103,9 @@ def _refuse_drm(package: Package, name: str) -> None:
 def _spine(
     opf: ElementTree.Element, manifest: dict[str, ElementTree.Element], base: str
 ) -> Iterator[str]:
-    """The chapters' paths in the zip, in reading order."""
+    """The chapters' paths in the zip, in reading order, each once: a spine that lists one
+    chapter again and again (a few bytes each) would otherwise unpack it again each time."""
+    seen: set[str] = set()
     for itemref in opf.iter():
         if local(itemref.tag) != "itemref":
             continue
@@ -102,8 +116,10 @@ def _spine(
             continue  # the table of contents: its entries are the chapters' names
 
         href = attr(item, "href")
-        if href:
-            yield _resolve(base, href)
+        path = _resolve(base, href) if href else None
+        if path and path not in seen:
+            seen.add(path)
+            yield path
 
 
 def _contents(
@@ -111,9 +127,11 @@ def _contents(
     opf: ElementTree.Element,
     manifest: dict[str, ElementTree.Element],
     base: str,
+    warnings: list[str],
 ) -> dict[str, str]:
     """Chapter path -> its name in the table of contents (the first entry that points into
-    it). EPUB 3's navigation page is preferred; EPUB 2's NCX is the fallback."""
+    it). EPUB 3's navigation page is preferred; EPUB 2's NCX is the fallback. A contents that
+    cannot be read is a warning: the chapters are still read, located by their own headings."""
     names: dict[str, str] = {}
     nav = next(
         (i for i in manifest.values() if "nav" in (attr(i, "properties") or "").split()), None
@@ -131,12 +149,13 @@ def _contents(
         path = _resolve(base, href)
         try:
             root = package.xml(path)
-        except ExtractionError:
-            continue  # a broken table of contents: the chapters are still read
-        if root is None:
+            if root is None:
+                continue
+            for label, target in entries(root):
+                names.setdefault(_resolve(posixpath.dirname(path), target.split("#")[0]), label)
+        except Exception as exc:
+            warnings.append(f"its table of contents ({path}) could not be read: {_reason(exc)}")
             continue
-        for label, target in entries(root):
-            names.setdefault(_resolve(posixpath.dirname(path), target.split("#")[0]), label)
         if names:
             break
     return names
@@ -177,6 +196,11 @@ def _located(segments: tuple[Segment, ...], chapter: str | None) -> list[Segment
             heading = (chapter, *heading)
         out.append(Segment(segment.text, Locator(heading=heading)))
     return out
+
+
+def _reason(exc: Exception) -> str:
+    """What went wrong, for a warning: our own message, or the parser's error and its kind."""
+    return str(exc) if isinstance(exc, ExtractionError) else f"{type(exc).__name__}: {exc}"
 
 
 def _resolve(base: str, href: str) -> str:

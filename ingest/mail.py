@@ -237,17 +237,39 @@ def _body(
     for index, part in enumerate(message.iter_attachments(), start=1):
         if not isinstance(part, EmailMessage):
             continue
-        filename = part.get_filename() or f"attachment {index}"
-        if part.get_content_type() == MESSAGE_TYPE and depth < MAX_NESTING:
-            inner = part.get_payload(0) if part.is_multipart() else None
-            if isinstance(inner, EmailMessage):
-                heading = (f"Forwarded: {_header(inner, 'Subject') or filename}",)
-                nested = [Segment(_header_text(inner), where)]
-                nested += _body(inner, where, read_attachment, warnings, depth + 1)
-                segments += [_under(s, heading) for s in nested]
-            continue
-        segments += _attachment(part, filename, where, read_attachment, warnings)
+        filename = f"attachment {index}"
+        # One attachment that is damaged, or breaks a parser (the mail library's or an
+        # extractor's), costs only itself: a warning, the message and its other parts kept.
+        try:
+            filename = part.get_filename() or filename
+            segments += _attached(part, filename, where, read_attachment, warnings, depth)
+        except Exception as exc:
+            reason = (
+                str(exc) if isinstance(exc, ExtractionError) else f"{type(exc).__name__}: {exc}"
+            )
+            warnings.append(f"its attachment {filename} could not be read: {reason}")
     return segments
+
+
+def _attached(
+    part: EmailMessage,
+    filename: str,
+    where: Locator,
+    read_attachment: ReadAttachment | None,
+    warnings: list[str],
+    depth: int,
+) -> list[Segment]:
+    """An attachment's segments: a forwarded message read as a message, other kinds by
+    ``read_attachment``."""
+    if part.get_content_type() != MESSAGE_TYPE or depth >= MAX_NESTING:
+        return _attachment(part, filename, where, read_attachment, warnings)
+    inner = part.get_payload(0) if part.is_multipart() else None
+    if not isinstance(inner, EmailMessage):
+        return []
+    heading = (f"Forwarded: {_header(inner, 'Subject') or filename}",)
+    nested = [Segment(_header_text(inner), where)]
+    nested += _body(inner, where, read_attachment, warnings, depth + 1)
+    return [_under(s, heading) for s in nested]
 
 
 def _text_part(part: MIMEPart, where: Locator) -> list[Segment]:
@@ -289,11 +311,7 @@ def _attachment(
             "was not read; save it and add it on its own"
         )
         return []
-    try:
-        document = read_attachment(payload, filename)
-    except ExtractionError as exc:
-        warnings.append(f"its attachment {filename} could not be read: {exc}")
-        return []
+    document = read_attachment(payload, filename)  # what it raises is the caller's warning
     if document is None:
         return []
     return [

@@ -4,7 +4,8 @@ Read from ``content.xml``: headings (``text:h`` with their outline level give th
 path), paragraphs, list items (marked "- "), tables row by row ("cell | cell"), sections and
 text frames; footnotes and endnotes, and comments, are kept under their own heading after the
 body. Tables of contents and indexes repeat the text and are skipped, as is deleted (tracked)
-text. ``meta.xml`` gives the title, author and language.
+text. ``meta.xml`` gives the title, author and language (a damaged one is a warning: the text
+is still read).
 
 The zip and its XML are read within ``zip_parts``' bounds.
 """
@@ -35,6 +36,10 @@ _META_KEYS = {
     "language": "language",
 }
 _SPACES = re.compile(r"[ \u00a0]{2,}")
+# Runs of spaces are collapsed to one anyway: a larger count (a file may claim billions) is
+# never spelled out. Outline levels run from 1 to 10 in OpenDocument.
+MAX_SPACES = 64
+MAX_OUTLINE_LEVEL = 10
 
 
 @dataclass
@@ -56,7 +61,12 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         content = package.xml("content.xml")
         if content is None:
             raise ExtractionError(f"{name} has no content.xml: it is not an OpenDocument text.")
-        meta = package.xml("meta.xml")
+        try:
+            meta = package.xml("meta.xml")
+        except ExtractionError as exc:  # only the title and author are lost: the text is read
+            meta, warnings = None, [str(exc)]
+        else:
+            warnings = []
     notes = _Notes()
     text = next((el for el in content.iter() if local(el.tag) == "text"), None)
     segments = list(_blocks(text, [], notes)) if text is not None else []
@@ -66,7 +76,11 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
     first_heading = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
     title = str(metadata.pop("title", "")) or first_heading or PurePath(name).stem
     return ExtractedDocument(
-        title=title, media_type=MEDIA_TYPE, segments=tuple(segments), metadata=metadata
+        title=title,
+        media_type=MEDIA_TYPE,
+        segments=tuple(segments),
+        metadata=metadata,
+        warnings=tuple(warnings),
     )
 
 
@@ -83,7 +97,7 @@ def _blocks(
             heading = _inline(element, notes)
             if not heading:
                 continue
-            level = int(attr(element, "outline-level") or "1")
+            level = _count(attr(element, "outline-level"), MAX_OUTLINE_LEVEL)
             path[:] = [(lvl, h) for lvl, h in path if lvl < level] + [(level, heading)]
             yield Segment(heading, Locator(heading=tuple(h for _, h in path)))
         elif tag == "p":
@@ -117,7 +131,7 @@ def _inline(paragraph: ElementTree.Element, notes: _Notes) -> str:
     for child in paragraph:
         tag = local(child.tag)
         if tag == "s":
-            out.append(" " * int(attr(child, "c") or "1"))
+            out.append(" " * _count(attr(child, "c"), MAX_SPACES))
         elif tag == "tab":
             out.append("\t")
         elif tag == "line-break":
@@ -138,6 +152,15 @@ def _inline(paragraph: ElementTree.Element, notes: _Notes) -> str:
             out.append(_inline(child, notes))
         out.append(child.tail or "")
     return _SPACES.sub(" ", "".join(out)).strip()
+
+
+def _count(value: str | None, most: int) -> int:
+    """A count attribute (``text:c``, ``outline-level``) within 1..``most``; missing or not a
+    whole number, it is 1, OpenDocument's default."""
+    try:
+        return max(1, min(int(value or "1"), most))
+    except ValueError:
+        return 1
 
 
 def _metadata(meta: ElementTree.Element | None) -> dict[str, str]:

@@ -10,7 +10,9 @@ laughs"), no external references.
 from __future__ import annotations
 
 import io
+import lzma
 import zipfile
+import zlib
 from xml.etree import ElementTree
 
 from defusedxml import ElementTree as SafeElementTree
@@ -23,6 +25,14 @@ MAX_TOTAL_BYTES = 256 * 1024 * 1024
 # The parts that are read: markup. Pictures, fonts and sounds (a large share of an illustrated
 # book) are never unpacked, so they do not count towards the total.
 MARKUP_SUFFIXES = (".xml", ".xhtml", ".html", ".htm", ".opf", ".ncx")
+# What zipfile raises on a damaged archive or part: a bad directory or CRC (BadZipFile), a
+# corrupt deflate or LZMA stream (zlib.error, LZMAError; bzip2's is an OSError), one cut short
+# (EOFError), a compression method it lacks (NotImplementedError), a part encrypted with a
+# password (RuntimeError).
+DAMAGED = (
+    zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError,
+    zlib.error, lzma.LZMAError,
+)  # fmt: skip
 
 
 def local(tag: str) -> str:
@@ -45,9 +55,10 @@ class Package:
     def __init__(self, data: bytes, name: str, what: str, fix: str) -> None:
         self.name = name
         self.what = what
+        self.fix = fix
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(data))
-        except (zipfile.BadZipFile, OSError, ValueError):
+        except DAMAGED:
             raise ExtractionError(
                 f"{name} is not a readable {what} (it may be damaged: {fix})."
             ) from None
@@ -86,8 +97,8 @@ class Package:
         try:
             with self._zip.open(info) as stream:
                 raw = stream.read(MAX_PART_BYTES + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-            raise ExtractionError(f"{self.name} is damaged ({part}: {exc}).") from None
+        except DAMAGED as exc:
+            raise ExtractionError(f"{self.name} is damaged ({part}: {exc}): {self.fix}.") from None
         if len(raw) > MAX_PART_BYTES:  # the size in the zip's directory was a lie
             raise too_large
         return raw
@@ -100,7 +111,7 @@ class Package:
         try:
             root: ElementTree.Element = SafeElementTree.fromstring(raw)
         except ElementTree.ParseError as exc:
-            raise ExtractionError(f"{self.name} is damaged ({part}: {exc}).") from None
+            raise ExtractionError(f"{self.name} is damaged ({part}: {exc}): {self.fix}.") from None
         except DefusedXmlException:
             raise ExtractionError(
                 f"{self.name}: its part {part} declares XML entities, which {self.what} "

@@ -62,6 +62,11 @@ def folder_files() -> dict[str, str | bytes]:
         "WhatsApp Chat with Ben.txt": kept.whatsapp_android(CHAT),
         "telegram/result.json": kept.telegram_bytes(TELEGRAM),
         "todo.txt": "Ring the dentist.\n\nBuy stamps.\n",
+        # Dated lines with "Word:" in them, but not WhatsApp's line shapes: text, not chats.
+        "journal.txt": "2024-03-01 09:15 Todo: buy milk\n"
+        "2024-03-01 18:30 Meeting with Ann: the lease ends in May\n",
+        "server.txt": "2023-01-02 10:11:12 INFO server: started\n"
+        "2023-01-02 10:11:13 WARN cache: 3 entries dropped\n",
     }
 
 
@@ -108,7 +113,7 @@ def _parts(service: MemoryService, document_id: str, node_type: str) -> list[Any
 
 def test_every_kind_is_read(ingested) -> None:
     service, folder, report, _ = ingested
-    assert report.counts() == {"ingested": 7}, [(o.path, o.error) for o in report.files]
+    assert report.counts() == {"ingested": 9}, [(o.path, o.error) for o in report.files]
     media = {
         "book.epub": "application/epub+zip",
         "allotment.odt": "application/vnd.oasis.opendocument.text",
@@ -117,10 +122,14 @@ def test_every_kind_is_read(ingested) -> None:
         "WhatsApp Chat with Ben.txt": "text/x-whatsapp-chat",
         "telegram/result.json": "application/x-telegram-chat",
         "todo.txt": "text/plain",  # a text file that is no chat stays text
+        "journal.txt": "text/plain",
+        "server.txt": "text/plain",
     }
     for name, media_type in media.items():
         outcome = _outcome(report, folder, name)
         assert _node(service, outcome.document_id).attrs["media_type"] == media_type, name
+    people = {title for (title,) in _rows(service, "SELECT title FROM nodes WHERE type = 'Person'")}
+    assert not people & {"Todo", "Meeting with Ann", "INFO server", "WARN cache"}, people
     book = _node(service, _outcome(report, folder, "book.epub").document_id)
     assert book.title == "The Lighthouse" and book.attrs["author"] == "Ann Author"
     passages = _parts(service, book.id, "Passage")
@@ -240,6 +249,7 @@ def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLME
     service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
     try:
         book = kept.epub_bytes("Cut", CHAPTERS)
+        damaged_book = kept.with_damaged_part(book, "OEBPS/content.opf")
         folder = files.write(
             tmp_path / "in",
             {
@@ -250,11 +260,30 @@ def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLME
                 "binary.eml": files.binary_bytes(seed=3),
                 "notes.mbox": b"Dear diary, no mail here.\n",
                 "fine.eml": bytes(kept.email_message("Still here", "This one is kept.\n")),
+                # One damaged part costs only itself: a chapter, an attachment.
+                "torn.epub": kept.with_damaged_part(book, "OEBPS/text/chapter1.xhtml"),
+                "attached.eml": bytes(
+                    kept.email_message(
+                        "Two files",
+                        "The notes and a damaged book are attached.\n",
+                        attachments=[
+                            ("book.epub", damaged_book, "application/epub+zip"),
+                            ("notes.txt", b"Feed the hens at seven.", "text/plain"),
+                        ],
+                    )
+                ),
             },
         )
         report = service.ingest([folder])
         outcomes = {Path(o.path).name: o for o in report.files}
         assert outcomes["fine.eml"].state == "ingested"
+        torn, attached = outcomes["torn.epub"], outcomes["attached.eml"]
+        assert torn.state == "ingested" and torn.passages == 1
+        assert [w[:30] for w in torn.warnings] == ["chapter 1 (OEBPS/text/chapter1"]
+        assert attached.state == "ingested"
+        assert [w[:39] for w in attached.warnings] == ["its attachment book.epub could not be r"]
+        hens = _parts(service, attached.document_id, "Passage")
+        assert any("Feed the hens at seven." in p.body for p in hens)
         expected = {
             "cut.epub": "not a readable EPUB book",
             "drm.epub": "DRM",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 import zipfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -87,6 +88,46 @@ def epub_bytes(
                 "</enc:CipherData></enc:EncryptedData></encryption>",
             )
     return buffer.getvalue()
+
+
+# The ways a real zip's part goes bad, each raising something different in zipfile.
+DAMAGES = ("deflate", "lzma", "bzip2", "encrypted", "method")
+_METHODS = {"lzma": zipfile.ZIP_LZMA, "bzip2": zipfile.ZIP_BZIP2}
+
+
+def with_damaged_part(data: bytes, part: str, how: str = "deflate") -> bytes:
+    """The zip ``data`` packed again with ``part`` damaged as a file on a failing disk or from
+    another program can be: its compressed stream garbled ("deflate", "lzma", "bzip2"), marked
+    as encrypted with a password ("encrypted"), or compressed by a method zipfile lacks, as
+    AES-encrypted zips say ("method")."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            method = _METHODS.get(how, zipfile.ZIP_DEFLATED) if info.filename == part else None
+            archive.writestr(info.filename, source.read(info), compress_type=method)
+    raw = bytearray(buffer.getvalue())
+    info = zipfile.ZipFile(io.BytesIO(bytes(raw))).getinfo(part)
+    # The part's entry in the central directory: its signature, then its name at offset 46.
+    central = raw.index(b"PK\x01\x02", info.header_offset + 30 + info.compress_size)
+    while raw[central + 46 : central + 46 + len(part)] != part.encode():
+        central = raw.index(b"PK\x01\x02", central + 4)
+    if how == "encrypted":
+        raw[central + 8] |= 0x01  # the general purpose flag's "encrypted" bit
+    elif how == "method":
+        struct.pack_into("<H", raw, central + 10, 99)
+    else:  # the stream after its own header (LZMA's 9 bytes, bzip2's 4) made garbage
+        name_length, extra_length = struct.unpack_from("<HH", raw, info.header_offset + 26)
+        start = (
+            info.header_offset
+            + 30
+            + name_length
+            + extra_length
+            + {"lzma": 9, "bzip2": 4}.get(how, 0)
+        )
+        end = info.header_offset + 30 + name_length + extra_length + info.compress_size
+        raw[start:end] = b"\xff" * (end - start)
+    return bytes(raw)
 
 
 ODT_NS = (

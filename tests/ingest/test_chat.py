@@ -4,6 +4,8 @@ as people. Text files that only look a little like chats stay text."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from cairn.ingest import chat
@@ -16,6 +18,19 @@ CHAT = [
     ("2023-12-31T21:43", "Ben", "Yes: at ten.\nBring the map."),
     ("2024-01-02T08:05", "Ada Lovelace", "<Media omitted>"),
 ]
+
+
+# A dated journal and a log file: dates, times and "Word:" but not WhatsApp's line shapes.
+JOURNAL = (
+    "2024-03-01 09:15 Todo: buy milk\n"
+    "2024-03-01 18:30 Meeting with Ann: the lease ends in May\n"
+    "2024-03-02 08:00 Ran to the harbour and back.\n"
+)
+LOG = (
+    "2023-01-02 10:11:12 INFO server: started\n"
+    "2023-01-02 10:11:13 WARN cache: 3 entries dropped\n"
+    "[2023-01-02 10:11:14] ERROR db: connection refused\n"
+)
 
 
 def test_an_android_export_is_one_message_per_segment_with_speaker_day_and_place() -> None:
@@ -55,9 +70,9 @@ def test_an_iphone_export_with_a_european_date_and_seconds() -> None:
         ),
         # Month first: 13 can only be a day, in second place.
         (["01/13/24, 10:00 - Ada: a", "01/14/24, 10:00 - Ben: b"], ["2024-01-13", "2024-01-14"]),
-        # Year first.
+        # Year first (as an East Asian locale writes it; never ISO's dashes).
         (
-            ["2024-02-03, 10:00 - Ada: a", "2024-02-04, 10:00 - Ben: b"],
+            ["2024/02/03, 10:00 - Ada: a", "2024/02/04, 10:00 - Ben: b"],
             ["2024-02-03", "2024-02-04"],
         ),
         # Every date fits both orders: the one in which the chat runs forward in time wins.
@@ -92,8 +107,17 @@ def test_a_twelve_hour_clock_reads_afternoons() -> None:
         "2023-12-31, 21:41 the server restarted\n2023-12-31, 21:42 it came back\n",
         "Meeting notes: 12/31/23, 9:41 PM - Ada: hello\n",
         "",
+        JOURNAL,
+        LOG,
+        # WhatsApp's own shapes, but with an ISO date, which WhatsApp never writes.
+        "2024-03-01, 09:15 - Todo: buy milk\n2024-03-02, 18:00 - Meeting with Ann: lease\n",
+        "[2023-01-02, 10:11:12] INFO server: started\n",
+        # A date and time without Android's " - " or iPhone's brackets.
+        "03/01/24, 09:15 Todo: buy milk\n03/01/24, 18:00 Meeting with Ann: the lease\n",
     ],
-)
+    ids=["list", "iso-comma", "prefixed", "empty", "journal", "log", "iso-android",
+         "iso-iphone", "no-dash"],
+)  # fmt: skip
 def test_text_that_only_looks_a_little_like_a_chat_is_not_one(text: str) -> None:
     assert not chat.is_whatsapp(text.encode())
 
@@ -101,6 +125,18 @@ def test_text_that_only_looks_a_little_like_a_chat_is_not_one(text: str) -> None
 def test_exports_are_recognised() -> None:
     assert chat.is_whatsapp(kept.whatsapp_android(CHAT))
     assert chat.is_whatsapp(kept.whatsapp_iphone(CHAT))
+
+
+def test_a_message_of_many_lines_is_read_in_time_linear_in_its_size() -> None:
+    """A pasted log or a long poem is one message of many lines; adding each line to a
+    growing string took minutes for a few megabytes."""
+    lines = 300_000
+    data = ("1/2/24, 10:00 - Ada: start\n" + "a line pasted into the chat\n" * lines).encode()
+    started = time.monotonic()
+    doc = chat.extract_whatsapp(data, "c.txt")
+    assert time.monotonic() - started < 10
+    assert len(doc.segments) == 1 and doc.segments[0].text.count("\n") == lines
+    assert doc.segments[0].locator.line_end == lines + 1
 
 
 def test_a_telegram_chat_is_one_document_with_its_speakers() -> None:

@@ -4,6 +4,7 @@ encrypted or hostile archives failing alone with a message."""
 from __future__ import annotations
 
 import io
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -54,6 +55,67 @@ def test_a_missing_chapter_is_a_warning_and_the_rest_is_read() -> None:
     book = epub.extract(buffer.getvalue(), "torn.epub")
     assert [s.text for s in book.segments][-1] == "The glass held."
     assert book.warnings and "chapter 1" in book.warnings[0]
+
+
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_chapter_is_a_warning_and_the_rest_is_read(how: str) -> None:
+    data = kept.with_damaged_part(
+        kept.epub_bytes("Torn", CHAPTERS), "OEBPS/text/chapter1.xhtml", how
+    )
+    book = epub.extract(data, "torn.epub")
+    assert book.title == "Torn"
+    assert [s.text for s in book.segments] == [
+        "Night", "Waves broke over the lamp room.", "The glass held."
+    ]  # fmt: skip
+    assert len(book.warnings) == 1
+    assert "chapter 1 (OEBPS/text/chapter1.xhtml) could not be read" in book.warnings[0]
+
+
+def test_a_damaged_table_of_contents_is_a_warning_and_every_chapter_is_read() -> None:
+    data = kept.with_damaged_part(
+        kept.epub_bytes("Torn", CHAPTERS, epub3=False), "OEBPS/toc.ncx", "deflate"
+    )
+    book = epub.extract(data, "torn.epub")
+    # Located by their own headings, as a chapter the contents do not name is.
+    assert [(s.text, s.locator.heading) for s in book.segments][:2] == [
+        ("Arrival", ("Arrival",)),
+        ("The keeper rowed out to the rock at dawn.", ("Arrival",)),
+    ]
+    assert len(book.segments) == 5
+    assert len(book.warnings) == 1 and "table of contents (OEBPS/toc.ncx)" in book.warnings[0]
+
+
+def test_a_chapter_the_spine_lists_again_and_again_is_read_once() -> None:
+    """Each listing is a few bytes and the chapter may unpack to megabytes: read once."""
+    book = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(kept.epub_bytes("Loop", CHAPTERS))) as source,
+        zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as looped,
+    ):
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.endswith(".opf"):
+                data = data.replace(b'<itemref idref="c1"/>', b'<itemref idref="c1"/>' * 10000)
+            looped.writestr(info.filename, data)
+    doc = epub.extract(book.getvalue(), "loop.epub")
+    assert [s.text for s in doc.segments] == [
+        "Arrival", "The keeper rowed out to the rock at dawn.", "Night",
+        "Waves broke over the lamp room.", "The glass held.",
+    ]  # fmt: skip
+
+
+def test_a_book_none_of_whose_chapters_can_be_read_fails_with_a_message() -> None:
+    data = kept.epub_bytes("Torn", CHAPTERS[:1])
+    data = kept.with_damaged_part(data, "OEBPS/text/chapter1.xhtml", "deflate")
+    with pytest.raises(ExtractionError, match=r"none of its chapters could be read.*export it"):
+        epub.extract(data, "torn.epub")
+
+
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_package_file_fails_the_book_with_a_message(how: str) -> None:
+    data = kept.with_damaged_part(kept.epub_bytes("Torn", CHAPTERS), "OEBPS/content.opf", how)
+    with pytest.raises(ExtractionError, match=r"torn\.epub is damaged \(OEBPS/content\.opf"):
+        epub.extract(data, "torn.epub")
 
 
 @pytest.mark.parametrize(
@@ -152,6 +214,49 @@ def _zip(parts: dict[str, bytes]) -> bytes:
 def test_a_damaged_odt_fails_with_a_message(data: bytes, message: str) -> None:
     with pytest.raises(ExtractionError, match=message):
         odt.extract(data, "bad.odt")
+
+
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_content_part_fails_the_odt_with_a_message(how: str) -> None:
+    data = kept.with_damaged_part(kept.odt_bytes(ODT_BODY), "content.xml", how)
+    with pytest.raises(ExtractionError, match=r"bad\.odt is damaged \(content\.xml.*save it again"):
+        odt.extract(data, "bad.odt")
+
+
+def test_a_damaged_meta_part_costs_only_the_title() -> None:
+    data = kept.with_damaged_part(kept.odt_bytes(ODT_BODY, title="Allotment"), "meta.xml")
+    doc = odt.extract(data, "garden.odt")
+    assert doc.title == "Garden plans" and doc.segments[1].text == "Buy seeds at the market."
+    assert len(doc.warnings) == 1 and "meta.xml" in doc.warnings[0]
+
+
+def test_a_huge_space_count_is_not_spelled_out() -> None:
+    """``text:c`` may claim billions of spaces in a file of a few hundred bytes."""
+    body = '<text:p>Buy<text:s text:c="2000000000"/>seeds<text:s text:c="-3"/>now</text:p>'
+    tracemalloc.start()
+    try:
+        doc = odt.extract(kept.odt_bytes(body), "plans.odt")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+    assert [s.text for s in doc.segments] == ["Buy seeds now"]
+
+
+def test_counts_that_are_no_numbers_fall_back_to_the_default() -> None:
+    body = (
+        '<text:h text:outline-level="one">Plans</text:h>'
+        '<text:p>Buy<text:s text:c="many"/>seeds</text:p>'
+        '<text:h text:outline-level="99999999999999999999">Deep</text:h>'
+        '<text:h text:outline-level="2">Beds</text:h>'
+    )
+    doc = odt.extract(kept.odt_bytes(body), "plans.odt")
+    assert [(s.text, s.locator.heading) for s in doc.segments] == [
+        ("Plans", ("Plans",)),
+        ("Buy seeds", ("Plans",)),
+        ("Deep", ("Plans", "Deep")),  # past the deepest level OpenDocument has: the deepest
+        ("Beds", ("Plans", "Beds")),
+    ]
 
 
 def test_a_zip_bomb_is_refused_before_it_is_unpacked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from cairn.ingest import mail, textfile
+from cairn.ingest import mail, odt, textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from tests.ingest import kept_files as kept
 
@@ -81,6 +81,48 @@ def test_an_attachment_that_cannot_be_read_is_a_warning_not_a_failure() -> None:
     doc = mail.extract_message(bytes(message), "report.eml", refuse)
     assert [s.text for s in doc.segments][1:] == ["Attached."]
     assert doc.warnings == ("its attachment report.txt could not be read: report.txt is damaged.",)
+
+
+def read_documents(data: bytes, name: str) -> ExtractedDocument | None:
+    """The app's extractors for OpenDocument and text attachments."""
+    return odt.extract(data, name) if name.endswith(".odt") else textfile.extract(data, name)
+
+
+ODT_TYPE = "application/vnd.oasis.opendocument.text"
+# Sections nested deeper than the reader's recursion goes: it fails with a RecursionError, not
+# an ExtractionError; any such bug in one attachment's reader must cost that attachment only.
+NESTED_ODT = kept.odt_bytes(
+    "<text:section>" * 5000 + "<text:p>x</text:p>" + "</text:section>" * 5000
+)
+
+
+def test_an_attachment_that_is_damaged_or_breaks_its_reader_costs_only_itself() -> None:
+    damaged = kept.with_damaged_part(kept.odt_bytes("<text:p>Plans</text:p>"), "content.xml")
+    message = kept.email_message(
+        "Garden",
+        "Three files attached.",
+        attachments=[
+            ("nested.odt", NESTED_ODT, ODT_TYPE),
+            ("damaged.odt", damaged, ODT_TYPE),
+            ("notes.txt", b"Sow the beans in May.", "text/plain"),
+        ],
+    )
+    doc = mail.extract_message(bytes(message), "garden.eml", read_documents)
+    assert [s.text for s in doc.segments][1:] == ["Three files attached.", "Sow the beans in May."]
+    assert len(doc.warnings) == 2
+    assert doc.warnings[0].startswith("its attachment nested.odt could not be read: ")
+    assert doc.warnings[1].startswith(
+        "its attachment damaged.odt could not be read: damaged.odt is damaged (content.xml: "
+    )
+    # In a mailbox, the message is kept too, with its warnings numbered.
+    box = mail.extract_mailbox(
+        kept.mbox_bytes([message, kept.email_message("Next", "Fine.")]), "box.mbox", read_documents
+    )
+    assert [p.title for p in box.parts] == ["Garden", "Next"]
+    assert [w[:45] for w in box.warnings] == [
+        "message 1: its attachment nested.odt could no",
+        "message 1: its attachment damaged.odt could n",
+    ]
 
 
 def test_a_mailbox_is_one_part_per_message_numbered() -> None:
