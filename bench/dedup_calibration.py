@@ -26,12 +26,13 @@ import numpy as np
 
 from cairn.app.dedup.statements import contradiction, jaccard, word_set
 from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.memory_settings import SETTINGS
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "dedup_pairs.json"
-# The defaults of DESIGN §4 (per-vault settings in the app).
-HIGH = 0.95
-LOW = 0.80
-ABSORB_JACCARD = 0.8
+# The defaults of the per-vault settings (DESIGN §4; the bands are the embedding model's).
+HIGH = SETTINGS["dedup_high"].default
+LOW = SETTINGS["dedup_low"].default
+ABSORB_JACCARD = SETTINGS["dedup_jaccard"].default
 # Absorb thresholds to compare with the default, on the pairs that reach the Jaccard test.
 JACCARD_SWEEP = (0.5, 0.6, 0.7, 0.8, 0.9)
 KIND_ORDER = (
