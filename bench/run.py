@@ -149,7 +149,7 @@ def real_lines(root: Path, texts: corpus.Texts, writes: int) -> dict[str, Any]:
     start = time.perf_counter()
     embedder = MiniLMEmbedder()
     load_s = time.perf_counter() - start
-    threads = embedder._session.get_session_options().intra_op_num_threads
+    threads = embedder.threads
     _say("real model: throughput")
     throughput = realembed.throughput(embedder, texts.passages)
     _say(f"real model: {writes} writes and the corpus queries")
