@@ -9,6 +9,9 @@ asked for history (``include_history``) or for the state of things at a time (``
 
 from __future__ import annotations
 
+import difflib
+from dataclasses import replace
+
 from cairn.app import receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
@@ -108,6 +111,9 @@ class HistoryKeeper:
         older = self._chain(conn, node_id, scopes, older=True)
         newer = self._chain(conn, node_id, scopes, older=False)
         chain = [*reversed(older), me, *newer]
+        for index in range(1, len(chain)):
+            before, after = chain[index - 1], chain[index]
+            chain[index] = replace(after, changes=word_diff(_said(before), _said(after)))
         return History(chain, len(older))
 
     def _chain(
@@ -139,4 +145,26 @@ def _entry(row: NodeRow) -> HistoryEntry:
         row["valid_from"],
         row["valid_to"],
         row["recorded_at"],
+        row["body"],
     )
+
+
+def _said(entry: HistoryEntry) -> str:
+    return f"{entry.title}\n{entry.body}" if entry.body else entry.title
+
+
+def word_diff(old: str, new: str) -> str:
+    """``new`` word by word, with what changed from ``old`` marked as git's word diff marks it:
+    ``[-gone words-]`` and ``{+new words+}``, the rest as it was (spaces between words)."""
+    old_words, new_words = old.split(), new.split()
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=old_words, b=new_words, autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(new_words[b0:b1])
+            continue
+        if a1 > a0:
+            out.append("[-" + " ".join(old_words[a0:a1]) + "-]")
+        if b1 > b0:
+            out.append("{+" + " ".join(new_words[b0:b1]) + "+}")
+    return " ".join(out)

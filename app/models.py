@@ -317,6 +317,10 @@ class HistoryEntry:
     valid_from: str | None
     valid_to: str | None
     recorded_at: str
+    body: str = ""
+    # The words this version changed from the one before it in the chain, git's word-diff
+    # style: "[-removed-]{+added+}" around what changed, the rest as it was; None for the first.
+    changes: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

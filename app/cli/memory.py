@@ -114,10 +114,15 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def _print_history(data: dict[str, Any]) -> None:
+    """Each version with what it said, and the words it changed from the one before."""
     for i, entry in enumerate(data["chain"]):
         here = "*" if i == data["position"] else " "
         valid = f"{entry['valid_from'] or entry['recorded_at'][:10]} .. {entry['valid_to'] or ''}"
         print(f"{here} {entry['id']}  [{entry['status']}] {entry['title']}  ({valid})")
+        for line in entry.get("body", "").splitlines():
+            print(f"    {line}")
+        if entry.get("changes"):
+            print(f"    changed: {entry['changes']}")
 
 
 def cmd_briefing(args: argparse.Namespace) -> int:

@@ -189,15 +189,26 @@ def test_supersede_history_and_search_as_of(cli: Run) -> None:
 
     out, _ = cli("supersede", old, new)
     lines = out.rstrip("\n").splitlines()
-    assert len(lines) == 2
-    assert lines[0].startswith(f"  {old}  [superseded] Flat rent  (2020-01-01 .. 2023-06-01)")
-    assert lines[1].startswith(f"* {new}  [active] Flat rent  (2023-06-01 .. )")
+    # Each version, what it said, and the words the newer one changed.
+    assert lines == [
+        f"  {old}  [superseded] Flat rent  (2020-01-01 .. 2023-06-01)",
+        f"    {rent.format(900)}",
+        f"* {new}  [active] Flat rent  (2023-06-01 .. )",
+        f"    {rent.format(950)}",
+        "    changed: Flat rent The rent for the flat on Kade Street is [-900-] {+950+} euros a "
+        "month.",
+    ]
     out, _ = cli("history", old, "--json")
     history = as_json(out)
     assert history["position"] == 0  # asked for the old one
     assert [(e["id"], e["status"], e["valid_to"]) for e in history["chain"]] == [
         (old, "superseded", "2023-06-01"),
         (new, "active", None),
+    ]
+    assert [e["body"] for e in history["chain"]] == [rent.format(900), rent.format(950)]
+    assert [e["changes"] for e in history["chain"]] == [
+        None,
+        "Flat rent The rent for the flat on Kade Street is [-900-] {+950+} euros a month.",
     ]
     _, err = cli("supersede", old, new, expect=1)
     assert f"already superseded by {new}" in one_line_error(err)

@@ -141,6 +141,11 @@ def test_history_walks_a_three_version_chain_from_any_version(service: MemorySer
         ("2021-01-01", "2024-01-01"),
         ("2024-01-01", None),
     ]
+    # What each version said, and the words each changed from the one before it.
+    assert [e.body for e in middle.chain] == [RENT_900, RENT_950, RENT_1010]
+    assert middle.chain[0].changes is None
+    assert "[-900-] {+950+}" in (middle.chain[1].changes or "")
+    assert "[-950-] {+1010+}" in (middle.chain[2].changes or "")
     assert middle.as_dict()["position"] == 1
     assert [e["id"] for e in middle.as_dict()["chain"]] == chain
 
