@@ -113,7 +113,10 @@ def traverse(
     scopes = list(scopes)
     with vault.read() as conn:
         start_rows = graph_rows.nodes_by_ids(conn, [start], scopes)
-        if not start_rows or start_rows[0]["status"] not in statuses:
+        # A superseded version (one ``history`` lists) is a place to start from too: its
+        # links lead to what replaced it. What is reached still obeys ``statuses``.
+        startable = (*statuses, "superseded")
+        if not start_rows or start_rows[0]["status"] not in startable:
             raise NodeNotFound(start)
         seen = {start: 0}
         reached: list[Reached] = []

@@ -8,6 +8,7 @@ part can be read (and tested) on its own.
 from __future__ import annotations
 
 import html
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,9 @@ def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
     return entries
 
 
+CHANGES_SHOWN = 240  # characters of a version's word diff in the list; the tooltip has all it said
+
+
 def history_entries(history: History | None) -> list[Entry]:
     """The versions, oldest first; the one shown is marked and not a link to itself."""
     if history is None:
@@ -64,7 +68,11 @@ def history_entries(history: History | None) -> list[Entry]:
         this_one = position == history.position
         label = f"{local_date(version.recorded_at)} · {version.title}"
         label += " (this one)" if this_one else f" ({version.status})"
-        entries.append(Entry(label, None if this_one else version.id, bold=this_one))
+        if version.changes:
+            # What this version changed, word by word ([-old-] {+new+}), under its line.
+            label += "\n" + textwrap.shorten(version.changes, CHANGES_SHOWN, placeholder=" …")
+        said = version.body or version.title
+        entries.append(Entry(label, None if this_one else version.id, tooltip=said, bold=this_one))
     return entries
 
 

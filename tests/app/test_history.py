@@ -297,3 +297,13 @@ def test_traverse_as_of_walks_the_graph_as_it_stood(service: MemoryService) -> N
     assert reached(None) == {new.id}
     assert reached("2021-03-01") == {old.id}
     assert reached("2024-01-01") == {new.id}
+
+
+def test_a_superseded_version_can_be_got_and_walked_from(service: MemoryService) -> None:
+    old = fact(service, RENT_900)
+    new = fact(service, RENT_950)
+    service.supersede(old.id, new.id, scopes=ALL)
+    got = service.get([old.id], scopes=ALL).nodes
+    assert [(d.node.id, d.node.status) for d in got] == [(old.id, "superseded")]
+    reach = service.traverse(old.id, scopes=ALL)
+    assert new.id in {r.id for r in reach.nodes}  # the version that replaced it

@@ -108,6 +108,10 @@ def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: S
     assert [entry.id for entry in history.chain] == [ids["fact"], new_id]
     assert history.chain[0].status == "superseded"
     assert pane.history_list.isVisible() and pane.history_list.count() == 2
+    # Each version says what it changed from the one before, and all it said on hover.
+    newest = pane.history_list.item(1)
+    assert "[-120 euros a year.-] {+150 euros.+}" in newest.text().splitlines()[1]
+    assert newest.toolTip() == "The club fee is 150 euros."
 
     # The older version is one click away, and says what it is.
     with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
