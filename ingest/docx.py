@@ -22,6 +22,7 @@ from defusedxml import ElementTree as SafeElementTree
 from defusedxml.common import DefusedXmlException
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.zip_parts import attr, local
 
 MAX_PART_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -32,17 +33,6 @@ NOTE_PARTS = (
     ("word/endnotes.xml", "endnote", "Endnotes"),
     ("word/comments.xml", "comment", "Comments"),
 )
-
-
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
-
-
-def _attr(element: ElementTree.Element, name: str) -> str | None:
-    for key, value in element.attrib.items():
-        if _local(key) == name:
-            return value
-    return None
 
 
 def extract(data: bytes, name: str) -> ExtractedDocument:
@@ -100,13 +90,13 @@ def _part(archive: zipfile.ZipFile, part: str, name: str) -> ElementTree.Element
 
 
 def _body_segments(root: ElementTree.Element) -> Iterator[Segment]:
-    body = next((el for el in root.iter() if _local(el.tag) == "body"), None)
+    body = next((el for el in root.iter() if local(el.tag) == "body"), None)
     if body is None:
         return
     path: list[tuple[int, str]] = []
     for element in _blocks(body):
-        if _local(element.tag) == "tbl":
-            rows = [" | ".join(_cell_texts(row)) for row in element if _local(row.tag) == "tr"]
+        if local(element.tag) == "tbl":
+            rows = [" | ".join(_cell_texts(row)) for row in element if local(row.tag) == "tr"]
             text = "\n".join(row for row in rows if row.strip(" |"))
             if text:
                 yield Segment(text, Locator(heading=tuple(h for _, h in path)))
@@ -125,7 +115,7 @@ def _body_segments(root: ElementTree.Element) -> Iterator[Segment]:
 def _blocks(container: ElementTree.Element) -> Iterator[ElementTree.Element]:
     """Paragraphs and tables in reading order; content controls (sdt) are opened."""
     for child in container:
-        tag = _local(child.tag)
+        tag = local(child.tag)
         if tag in ("p", "tbl"):
             yield child
         elif tag in ("sdt", "sdtContent", "customXml"):
@@ -135,8 +125,8 @@ def _blocks(container: ElementTree.Element) -> Iterator[ElementTree.Element]:
 def _cell_texts(row: ElementTree.Element) -> list[str]:
     cells = []
     for cell in row:
-        if _local(cell.tag) == "tc":
-            parts = [_paragraph_text(p) for p in cell.iter() if _local(p.tag) == "p"]
+        if local(cell.tag) == "tc":
+            parts = [_paragraph_text(p) for p in cell.iter() if local(p.tag) == "p"]
             cells.append(" ".join(part.strip() for part in parts if part.strip()))
     return cells
 
@@ -146,7 +136,7 @@ def _paragraph_text(paragraph: ElementTree.Element) -> str:
 
     def walk(element: ElementTree.Element) -> None:
         for child in element:
-            tag = _local(child.tag)
+            tag = local(child.tag)
             if tag == "Fallback":  # the same text box again, for old readers
                 continue
             if tag == "t":
@@ -168,8 +158,8 @@ def _paragraph_text(paragraph: ElementTree.Element) -> str:
 
 def _paragraph_style(paragraph: ElementTree.Element) -> str:
     for element in paragraph.iter():
-        if _local(element.tag) == "pStyle":
-            return _attr(element, "val") or ""
+        if local(element.tag) == "pStyle":
+            return attr(element, "val") or ""
     return ""
 
 
@@ -183,20 +173,20 @@ def _heading_level(paragraph: ElementTree.Element) -> int | None:
 
 
 def _is_list_item(paragraph: ElementTree.Element) -> bool:
-    return any(_local(el.tag) == "numPr" for el in paragraph.iter()) or (
+    return any(local(el.tag) == "numPr" for el in paragraph.iter()) or (
         "list" in _paragraph_style(paragraph).lower()
     )
 
 
 def _notes(root: ElementTree.Element, kind: str) -> Iterator[str]:
     for note in root:
-        if _local(note.tag) != kind:
+        if local(note.tag) != kind:
             continue
         # Footnote ids -1 and 0 are the separator lines Word keeps in every document.
-        if kind != "comment" and int(_attr(note, "id") or "0") <= 0:
+        if kind != "comment" and int(attr(note, "id") or "0") <= 0:
             continue
         text = " ".join(
-            _paragraph_text(p).strip() for p in note.iter() if _local(p.tag) == "p"
+            _paragraph_text(p).strip() for p in note.iter() if local(p.tag) == "p"
         ).strip()
         if text:
             yield text
@@ -207,7 +197,7 @@ def _core_title(archive: zipfile.ZipFile, name: str) -> str | None:
     if core is None:
         return None
     for element in core:
-        if _local(element.tag) == "title" and element.text and element.text.strip():
+        if local(element.tag) == "title" and element.text and element.text.strip():
             return element.text.strip()
     return None
 

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
-from pathlib import PurePath
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from cairn.ingest import html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.zip_parts import Package, attr, local
+from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
 MEDIA_TYPE = "application/epub+zip"
 CHAPTER_TYPES = frozenset({"application/xhtml+xml", "text/html", "application/xml"})
@@ -74,16 +73,7 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         raise ExtractionError(
             f"{name}: none of its chapters could be read ({warnings[-1]}); {fix}."
         )
-    metadata = _metadata(opf)
-    first = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
-    title = str(metadata.pop("title", "")) or first or PurePath(name).stem
-    return ExtractedDocument(
-        title=title,
-        media_type=MEDIA_TYPE,
-        segments=tuple(segments),
-        metadata=metadata,
-        warnings=tuple(warnings),
-    )
+    return packaged_document(name, MEDIA_TYPE, segments, _metadata(opf), warnings)
 
 
 def _refuse_drm(package: Package, name: str) -> None:

@@ -310,24 +310,12 @@ def _note_files(root: Path, kind: str, hidden: Iterable[str] = ()) -> Iterator[P
     """The vault's note files, folder by folder in name order, outside hidden folders."""
     suffixes = textfile.MARKDOWN_SUFFIXES | ({".org"} if kind == LOGSEQ else set())
     hidden = [entry.strip("/") for entry in hidden]
-    for folder, dirs, files in os.walk(root):
-        here = Path(folder).relative_to(root)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not d.startswith(".")
-            and d not in SKIPPED_DIRS
-            and not (kind == LOGSEQ and here == Path() and d == "logseq")
-        )
-        for name in sorted(files):
-            path = here / name
-            text = path.as_posix()
-            if (
-                path.suffix.lower() in suffixes
-                and not name.startswith(".")
-                and not any(text == entry or text.startswith(entry + "/") for entry in hidden)
-            ):
-                yield path
+    for path in _files(root, kind):
+        text = path.as_posix()
+        if path.suffix.lower() in suffixes and not any(
+            text == entry or text.startswith(entry + "/") for entry in hidden
+        ):
+            yield path
 
 
 def _files(root: Path, kind: str) -> Iterator[Path]:

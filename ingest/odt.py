@@ -15,11 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from xml.etree import ElementTree
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.zip_parts import Package, attr, local
+from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
 MEDIA_TYPE = "application/vnd.oasis.opendocument.text"
 # Elements that repeat the body (generated indexes) or hold what is not text to read.
@@ -72,16 +71,7 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
     segments = list(_blocks(text, [], notes)) if text is not None else []
     segments += [Segment(note, Locator(heading=("Footnotes",))) for note in notes.footnotes]
     segments += [Segment(note, Locator(heading=("Comments",))) for note in notes.comments]
-    metadata = _metadata(meta)
-    first_heading = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
-    title = str(metadata.pop("title", "")) or first_heading or PurePath(name).stem
-    return ExtractedDocument(
-        title=title,
-        media_type=MEDIA_TYPE,
-        segments=tuple(segments),
-        metadata=metadata,
-        warnings=tuple(warnings),
-    )
+    return packaged_document(name, MEDIA_TYPE, segments, _metadata(meta), warnings)
 
 
 def _blocks(

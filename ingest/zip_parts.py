@@ -13,12 +13,15 @@ import io
 import lzma
 import zipfile
 import zlib
+from collections.abc import Sequence
+from pathlib import PurePath
+from typing import Any
 from xml.etree import ElementTree
 
 from defusedxml import ElementTree as SafeElementTree
 from defusedxml.common import DefusedXmlException
 
-from cairn.ingest.document import ExtractionError
+from cairn.ingest.document import ExtractedDocument, ExtractionError, Segment
 
 MAX_PART_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -33,6 +36,26 @@ DAMAGED = (
     zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError,
     zlib.error, lzma.LZMAError,
 )  # fmt: skip
+
+
+def packaged_document(
+    name: str,
+    media_type: str,
+    segments: Sequence[Segment],
+    metadata: dict[str, Any],
+    warnings: Sequence[str],
+) -> ExtractedDocument:
+    """A book or text document read from its package: titled by the title it declares (taken
+    out of ``metadata``), else its first heading, else the file's name."""
+    first_heading = next((s.locator.heading[0] for s in segments if s.locator.heading), None)
+    title = str(metadata.pop("title", "")) or first_heading or PurePath(name).stem
+    return ExtractedDocument(
+        title=title,
+        media_type=media_type,
+        segments=tuple(segments),
+        metadata=metadata,
+        warnings=tuple(warnings),
+    )
 
 
 def local(tag: str) -> str:
