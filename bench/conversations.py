@@ -39,7 +39,7 @@ from typing import Any
 
 from bench import baselines, locomo, report, templated
 from bench.build import PASSPHRASE
-from bench.embedders import MODELS, embedder_named
+from bench.embedders import add_model_option, embedder_named
 from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
 from cairn.app import compose, fusion, retrieval
@@ -296,13 +296,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help=f"one conversation and {QUICK_TEMPLATED:,} templated events: a smoke run",
     )
-    parser.add_argument(
-        "--model",
-        choices=MODELS,
-        default="int8",
-        help="embed with Cairn's int8 model (default), the fp32 graph it is quantised from, or "
-        "the previous model: to compare them on the same questions",
-    )
+    add_model_option(parser)
     args = parser.parse_args(argv)
     if args.templated is not None and args.templated < templated.QUERIES:
         parser.error(f"--templated needs at least {templated.QUERIES} events to ask about")

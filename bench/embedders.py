@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import time
 from collections.abc import Sequence
@@ -165,6 +166,17 @@ def fp32_model_file(folder: str) -> str:
     path = str(Path(folder) / "minilm-l6-fp32.onnx")
     onnx.save(graph, path)
     return path
+
+
+def add_model_option(parser: argparse.ArgumentParser) -> None:
+    """``--model``, for the quality benches: which embedder answers the questions."""
+    parser.add_argument(
+        "--model",
+        choices=MODELS,
+        default="int8",
+        help="embed with Cairn's int8 model (default), the fp32 graph it is quantised from, or "
+        "the previous model: to compare them on the same questions",
+    )
 
 
 def embedder_named(name: str, folder: str) -> Embedder:

@@ -33,7 +33,7 @@ from typing import Any
 from bench import report
 from bench.build import PASSPHRASE
 from bench.corpus import VASWANI
-from bench.embedders import MODELS, embedder_named
+from bench.embedders import add_model_option, embedder_named
 from bench.ir_metrics import evaluate, ndcg_at_k
 from bench.measure import load_average, machine, summary
 from cairn.app import compose, receipts, retrieval
@@ -238,13 +238,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="build the (encrypted) vault at this path, or reuse it if it is there: for "
         "tuning search without loading the collection again",
     )
-    parser.add_argument(
-        "--model",
-        choices=MODELS,
-        default="int8",
-        help="embed with Cairn's int8 model (default), the fp32 graph it is quantised from, or "
-        "the previous model: to compare them on the same questions",
-    )
+    add_model_option(parser)
     return parser.parse_args(argv)
 
 

@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app import compose
-from cairn.app.cli.main import main
-from cairn.app.embedding_model import MiniLMEmbedder
 from tests.app import ingest_files as files
-from tests.conftest import PASSPHRASE
+from tests.app.cli_runner import Cli
 
 REPORT_KEYS = {
     "dry_run",
@@ -35,25 +32,8 @@ NOTES = {
 
 
 @pytest.fixture
-def cli(
-    vault_path: Path,
-    embedder: MiniLMEmbedder,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-):
-    monkeypatch.setenv("CAIRN_VAULT", str(vault_path))
-    monkeypatch.setenv("CAIRN_PASSPHRASE", PASSPHRASE)
-    # The same bundled model the session loaded, instead of loading it again for each verb.
-    monkeypatch.setattr(compose, "default_embedder", lambda: embedder)
-
-    def run(*argv: str, expect: int = 0) -> tuple[str, str]:
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        assert code == expect, (out, err)
-        return out, err
-
-    run("init")
-    return run
+def cli(cli_from_init: Cli) -> Cli:
+    return cli_from_init
 
 
 @pytest.fixture

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.cli.main import main
 from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
 from cairn.app.ingestion.watching import WatchBatch, watch_problem
 from cairn.app.models import Node
 from cairn.app.service import MemoryService
+from tests.app.cli_runner import Cli
 from tests.conftest import PASSPHRASE, without_root_override
 
 ALL = ["personal"]
@@ -36,24 +36,8 @@ WITHIN = 20.0  # seconds a change may take to be in the vault on a busy two-core
 
 
 @pytest.fixture
-def cli(
-    vault_path: Path,
-    embedder: MiniLMEmbedder,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> Callable[..., tuple[str, str]]:
-    monkeypatch.setenv("CAIRN_VAULT", str(vault_path))
-    monkeypatch.setenv("CAIRN_PASSPHRASE", PASSPHRASE)
-    monkeypatch.setattr(compose, "default_embedder", lambda: embedder)
-
-    def run(*argv: str, expect: int = 0) -> tuple[str, str]:
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        assert code == expect, (out, err)
-        return out, err
-
-    run("init")
-    return run
+def cli(cli_from_init: Cli) -> Cli:
+    return cli_from_init
 
 
 def test_watch_add_list_remove(cli: Callable[..., tuple[str, str]], tmp_path: Path) -> None:

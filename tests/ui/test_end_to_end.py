@@ -11,9 +11,8 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from cairn.ui.main_window import MainWindow
-from cairn.ui.preferences import Preferences
+from tests.ui.windows import PASSPHRASE, new_vault_window
 
-PASSPHRASE = "a long and private passphrase for the test"
 FILES = (
     "05_documents/py-pdf_sample-files/004-pdflatex-4-pages/pdflatex-4-pages.pdf",
     "05_documents/mammoth_docx/tables.docx",
@@ -45,16 +44,8 @@ def test_create_drop_search_open_graph_lock_unlock(
             source = matches[0]
         files.append(Path(shutil.copy(source, tmp_path / source.name)))
 
-    window = MainWindow(preferences=Preferences())
-    qtbot.addWidget(window)
-    window.show()
+    window = new_vault_window(qtbot, tmp_path)
     unlock = window.unlock_screen
-    unlock.show_create()
-    unlock.location.setText(str(tmp_path / "mine.cairn"))
-    unlock.new_passphrase.first.setText(PASSPHRASE)
-    unlock.new_passphrase.second.setText(PASSPHRASE)
-    with qtbot.waitSignal(window.session.unlocked, timeout=60_000):
-        unlock.create_button.click()
     assert window.stack.currentWidget() is window.workspace.window
 
     ingest = window.workspace.ingest

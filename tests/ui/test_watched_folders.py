@@ -10,11 +10,10 @@ from typing import Any
 
 from cairn.app.ingestion.report import IngestReport
 from cairn.ui.main_window import MainWindow
-from cairn.ui.preferences import Preferences
 from cairn.ui.results_model import ResultRow
 from tests.app import ingest_files as files
+from tests.ui.windows import PASSPHRASE, new_vault_window
 
-PASSPHRASE = "a long and private passphrase for the test"
 RUN_MS = 120_000  # a run, from the change to its report: a few seconds, ample on a busy CI
 
 
@@ -35,26 +34,12 @@ def _search(qtbot: Any, window: MainWindow, query: str) -> list[ResultRow]:
     return rows
 
 
-def _new_vault(qtbot: Any, tmp_path: Path) -> MainWindow:
-    window = MainWindow(preferences=Preferences())
-    qtbot.addWidget(window)
-    window.show()
-    unlock = window.unlock_screen
-    unlock.show_create()
-    unlock.location.setText(str(tmp_path / "mine.cairn"))
-    unlock.new_passphrase.first.setText(PASSPHRASE)
-    unlock.new_passphrase.second.setText(PASSPHRASE)
-    with qtbot.waitSignal(window.session.unlocked, timeout=60_000):
-        unlock.create_button.click()
-    return window
-
-
 def test_a_watched_folder_follows_edits_renames_and_deletes(qtbot: Any, tmp_path: Path) -> None:
     folder = tmp_path / "journal"
     folder.mkdir()
     (folder / "heron.txt").write_text("A grey heron stood in the reeds by the weir.\n")
 
-    window = _new_vault(qtbot, tmp_path)
+    window = new_vault_window(qtbot, tmp_path)
     unlock = window.unlock_screen
     ingest = window.workspace.ingest
 
@@ -117,7 +102,7 @@ def test_stopping_a_drop_keeps_the_watched_changes_waiting(qtbot: Any, tmp_path:
     stopped: the watcher will not hand it over again before the next unlock."""
     folder = tmp_path / "journal"
     folder.mkdir()
-    window = _new_vault(qtbot, tmp_path)
+    window = new_vault_window(qtbot, tmp_path)
     ingest = window.workspace.ingest
     _next_run(qtbot, window, lambda: ingest.watched_box.add_folder(str(folder)))
     qtbot.waitUntil(lambda: "watching" in " ".join(ingest.watched_box.shown()), timeout=10_000)
