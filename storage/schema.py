@@ -456,6 +456,14 @@ _PENDING_VISIBLE = """
 UPDATE nodes SET status = 'active' WHERE status = 'pending';
 """
 
+# Issue 19: vectors are kept as int8 codes with a scale each (storage/vector_codes.py), a quarter
+# of float32's room. A space records how its rows are encoded; the spaces of an older vault are
+# float32 until their rows are converted, once, at open (vectors.compact_rows).
+_COMPACT_VECTORS = """
+ALTER TABLE embedding_spaces ADD COLUMN encoding TEXT NOT NULL DEFAULT 'float32'
+    CHECK (encoding IN ('float32', 'int8'));
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -468,6 +476,7 @@ MIGRATIONS: tuple[str, ...] = (
     _RETENTION_LOG,
     _SOURCE_NAME_BYTES,
     _PENDING_VISIBLE,
+    _COMPACT_VECTORS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
