@@ -97,9 +97,12 @@ def open_vault(
     embedder: Embedder | None = None,
     with_embedder: bool = True,
     load_embedder: Callable[[], Embedder] = default_embedder,
+    vectors_in_background: bool = False,
 ) -> MemoryService:
     """Open an existing vault; the embedder defaults to the bundled one, made by
-    ``load_embedder`` (``serving_embedder`` for the graph server).
+    ``load_embedder`` (``serving_embedder`` for the graph server). ``vectors_in_background``
+    returns before the vector index is loaded: searches answer from the words alone until it
+    is, and say so (the window, whose first search should not wait for every vector).
 
     The model loads on a worker while the key is derived and the file opened: both take about
     half a second, and neither waits for the other.
@@ -110,19 +113,24 @@ def open_vault(
         try:
             if loading is not None:
                 embedder = loading.result()
-            return _service(vault, embedder)
+            return _service(vault, embedder, vectors_in_background)
         except BaseException:
             vault.close()
             raise
 
 
-def _service(vault: Vault, embedder: Embedder | None) -> MemoryService:
+def _service(
+    vault: Vault, embedder: Embedder | None, vectors_in_background: bool = False
+) -> MemoryService:
     extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
-    return service_for(vault, embedder, extraction)
+    return service_for(vault, embedder, extraction, vectors_in_background)
 
 
 def service_for(
-    vault: Vault, embedder: Embedder | None, extraction: ExtractionSettings
+    vault: Vault,
+    embedder: Embedder | None,
+    extraction: ExtractionSettings,
+    vectors_in_background: bool = False,
 ) -> MemoryService:
     """The service of a vault already open (also a helper process's: see
     ``ingestion.process``, which is handed this function to build its own)."""
@@ -133,9 +141,8 @@ def service_for(
         meta = records.get_setting(conn, "pack", meta)
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
     sentinel.ensure(vault, pack)  # a vault made before the sentinel existed
-    return MemoryService(
-        vault, pack, EmbeddingSpace(vault, embedder), extraction, open_in_child=service_for
-    )
+    space = EmbeddingSpace(vault, embedder, load_in_background=vectors_in_background)
+    return MemoryService(vault, pack, space, extraction, open_in_child=service_for)
 
 
 def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:

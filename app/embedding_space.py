@@ -19,11 +19,13 @@ import numpy as np
 from cairn.app.clock import now_iso
 from cairn.app.embedding_model import Embedder, usable_cores
 from cairn.app.text import searchable_text
-from cairn.storage import vectors
+from cairn.storage import vector_codes, vectors
 from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
+from cairn.storage.vector_codes import FloatMatrix
+from cairn.storage.vector_index import LoadStopped, VectorIndex
 
-FloatArray = vectors.FloatMatrix
+FloatArray = FloatMatrix
 Progress = Callable[[int, int], None]
 REBUILD_BATCH = 64
 # Threads that embed queries and search the index, one per core: searches that arrive together
@@ -33,14 +35,26 @@ QUERY_WORKERS = usable_cores()
 
 
 class EmbeddingSpace:
-    def __init__(self, vault: Vault, embedder: Embedder | None) -> None:
+    """``load_in_background``: the index loads on a thread while the vault is already in use
+    (the window's open). Until it is loaded, searches answer from the words alone and say so;
+    whatever needs the index (a write, the gate, a rebuild) waits for it."""
+
+    def __init__(
+        self, vault: Vault, embedder: Embedder | None, *, load_in_background: bool = False
+    ) -> None:
         self._vault = vault
         self.embedder = embedder
-        self.index: vectors.VectorIndex | None = None
         self.ready = False
+        self._index: VectorIndex | None = None
+        self._loaded = threading.Event()
+        self._stop_loading = threading.Event()
+        self._load_error: Exception | None = None
+        self._loader: threading.Thread | None = None
+        self._answers_while_loading = load_in_background
         self._worker: ThreadPoolExecutor | None = None
         self._worker_lock = threading.Lock()
         if embedder is None:
+            self._loaded.set()
             return
         space = embedder.identity
         with vault.read() as conn:
@@ -53,18 +67,73 @@ class EmbeddingSpace:
                 state = state or "building"
                 vectors.ensure_space(conn, space, embedder.dim, state, now_iso())
                 vectors.set_space_state(conn, space, state)
-        self.index = vectors.VectorIndex.load(
-            lambda: vault.new_read_only_connection(for_scan=True), space, embedder.dim
-        )
+        _compact(vault, space, embedder.dim)
         self.ready = state == "ready"
+        if load_in_background:
+            self._loader = threading.Thread(
+                target=self._load, name="cairn-vector-load", daemon=True
+            )
+            self._loader.start()
+        else:
+            self._load()
+            if self._load_error is not None:
+                raise self._load_error
+
+    def _load(self) -> None:
+        assert self.embedder is not None
+        try:
+            self._index = VectorIndex.load(
+                lambda: self._vault.new_read_only_connection(for_scan=True),
+                self.embedder.identity,
+                self.embedder.dim,
+                stop=self._stop_loading,
+            )
+        except LoadStopped:
+            pass  # the vault is closing
+        except Exception as error:  # kept, and raised to whatever needs the index
+            self._load_error = error
+        finally:
+            self._loaded.set()
+
+    @property
+    def index(self) -> VectorIndex | None:
+        """The loaded index, waiting for it if it is still loading; None without an embedder
+        or once the vault closed."""
+        self._loaded.wait()
+        if self._load_error is not None:
+            raise self._load_error
+        return self._index
+
+    @property
+    def loading(self) -> bool:
+        return not self._loaded.is_set()
+
+    def answers_without_vectors(self) -> bool:
+        """A search now answers from the words alone: the index is loading in the background."""
+        return self._answers_while_loading and self.loading
+
+    def wait_until_loaded(self) -> None:
+        self._loaded.wait()
 
     @property
     def identity(self) -> str | None:
         return None if self.embedder is None else self.embedder.identity
 
-    def status_note(self) -> str | None:
+    def status_note(self, still_loading: bool = False) -> str | None:
+        """What a search says about its vector leg; ``still_loading`` when it answered
+        without it because the index is loading (``answers_without_vectors``)."""
         if self.embedder is None:
             return "vector search is off: no embedder is loaded"
+        if still_loading:
+            return (
+                "vector search is still loading: these results match your words only, "
+                "and results by meaning join them in a moment"
+            )
+        if self._loaded.is_set() and self._load_error is not None:
+            return (
+                f"vector search is off: the vectors could not be read ({self._load_error}); "
+                "`cairn doctor` checks the vault"
+            )
         if not self.ready:
             # After a change of model too: the old vectors are of another space, never mixed in.
             return (
@@ -141,6 +210,8 @@ class EmbeddingSpace:
 
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, FloatArray]:
         """The indexed vectors of ``seqs`` (those it has)."""
+        if self.answers_without_vectors():
+            return {}
         return {} if self.index is None else self.index.vectors_of(seqs)
 
     def catch_up(self, conn: Connection) -> None:
@@ -150,6 +221,9 @@ class EmbeddingSpace:
             self.index.catch_up(conn)
 
     def close(self) -> None:
+        self._stop_loading.set()
+        if self._loader is not None:
+            self._loader.join()
         with self._worker_lock:
             worker, self._worker = self._worker, None
         if worker is not None:
@@ -190,6 +264,22 @@ class EmbeddingSpace:
                 vectors.drop_other_spaces(conn, space)
         self.ready = complete  # only once the new state is committed
         return total
+
+
+def _compact(vault: Vault, space: str, dim: int) -> None:
+    """Convert a space kept as float32 (a vault made before compact vectors) to int8 codes,
+    once, in batches each committed, so an interrupted conversion resumes at the next open."""
+    with vault.read() as conn:
+        if vectors.space_encoding(conn, space) != vector_codes.FLOAT32:
+            return
+    with vault.read() as conn:
+        last = vectors.last_vector_rowid(conn)
+    after = 0
+    while after < last:
+        with vault.write() as conn:
+            after = vectors.compact_rows(conn, space, dim, after, last)
+    with vault.write() as conn:
+        vectors.mark_compact(conn, space)
 
 
 def _texts_of(conn: Connection, seqs: list[int]) -> list[tuple[int, str, str, str]]:

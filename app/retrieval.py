@@ -126,11 +126,14 @@ def search(
     statuses = options.statuses()
     instant = as_of_instant(options.as_of) if options.as_of else None
     depth = max(LEG_DEPTH, options.limit) * (AS_OF_DEPTH_FACTOR if instant else 1)
-    notes = [note] if ("vector" in options.legs and (note := space.status_note())) else []
+    # While the vector index loads in the background (the window's open), the words answer.
+    loading = space.answers_without_vectors()
+    wanted = "vector" in options.legs
+    notes = [note] if (wanted and (note := space.status_note(loading))) else []
     with vault.read() as conn:
         high = memory_settings.read(conn).dedup_high
         vector_future = None
-        if "vector" in options.legs:
+        if wanted and not loading:
             space.catch_up(conn)
             vector_future = space.nearest_soon(query, scopes, statuses, depth)
         text_query = fulltext.plan(conn, query, counts) if "text" in options.legs else None

@@ -132,6 +132,14 @@ class VaultUpkeep:
     def vector_search_ready(self) -> bool:
         return self._space.ready
 
+    @property
+    def vectors_loading(self) -> bool:
+        """The vector index is still loading in the background (see ``compose.open_vault``)."""
+        return self._space.loading
+
+    def wait_for_vectors(self) -> None:
+        self._space.wait_until_loaded()
+
     def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory lacking a vector in the active space; turns vector search on."""
         count = self._space.rebuild(progress)

@@ -57,6 +57,8 @@ class Listing:
     heading: str = ""
     empty_text: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # Answered from the words alone while the vectors load: asked again once they have.
+    awaiting_vectors: bool = False
 
 
 def normalized_filter(value: dict[str, Any] | None) -> dict[str, Any]:
@@ -95,7 +97,15 @@ def fetch_listing(service: MemoryService, query: str, wanted: dict[str, Any]) ->
         )
     else:
         empty = f"Nothing matches {quoted}. Try other words, or look in the Archive."
-    return Listing(query, [row_from_hit(hit) for hit in hits], "", empty, response.notes)
+    # Vector search is usable but this answer went without it: the index is still loading.
+    awaiting = service.vector_search_ready and not response.vector_search
+    if awaiting:
+        empty = (
+            f"No memory has the words {quoted}. Matches by meaning join in a moment, "
+            "once the vectors have loaded."
+        )
+    rows = [row_from_hit(hit) for hit in hits]
+    return Listing(query, rows, "", empty, response.notes, awaiting_vectors=awaiting)
 
 
 def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str | None) -> Listing:
@@ -158,6 +168,7 @@ class SearchPanel(QWidget):
         self._filter: dict[str, Any] = normalized_filter(None)
         self._generation = 0
         self.shown_query: str | None = None  # None while nothing is listed
+        self._awaiting_vectors = False
 
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("Search your memories (Ctrl+K)")
@@ -195,6 +206,7 @@ class SearchPanel(QWidget):
         self.results_view.selectionModel().currentChanged.connect(self._current_changed)
 
         session.unlocked.connect(self.refresh)
+        session.vectors_loaded.connect(self._vectors_loaded)
         session.locked.connect(self.clear)
         # Writes come in bursts (an ingest): the list is refreshed once the burst pauses.
         session.changed.connect(self._debounce.start)
@@ -268,7 +280,14 @@ class SearchPanel(QWidget):
         self.empty_label.setText(listing.empty_text)
         self._stack.setCurrentWidget(self.results_view if listing.rows else self.empty_label)
         self.shown_query = listing.query
+        self._awaiting_vectors = listing.awaiting_vectors
         self.results_shown.emit(listing.query)
+
+    def _vectors_loaded(self) -> None:
+        """The list answered from the words alone while the vectors loaded: ask again, so
+        the matches by meaning join in (unless a newer search is already on its way)."""
+        if self._awaiting_vectors and not self._debounce.isActive():
+            self.refresh()
 
     def _failed(self, generation: int, text: str) -> None:
         if generation != self._generation:

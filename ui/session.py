@@ -2,12 +2,15 @@
 
 Opening and creating run in a worker (deriving the key and loading the model take about a
 second); ``unlocked`` and ``locked`` tell the panels to fill themselves or to forget what they
-show. Locking closes the service, which closes the connections and drops the key.
+show. The vector index goes on loading after ``unlocked`` (searches answer from the words until
+then, and say so); ``vectors_loaded`` says when it is in. Locking closes the service, which
+closes the connections and drops the key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -23,6 +26,7 @@ class Session(QObject):
     locked = Signal()
     failed = Signal(str)  # opening or creating failed: the sentence to show
     changed = Signal()  # memories were written (a panel may refresh its counts)
+    vectors_loaded = Signal()  # the open vault's vector index finished loading
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -34,7 +38,9 @@ class Session(QObject):
         return self.service is not None
 
     def open(self, path: Path, passphrase: str) -> Task:
-        return self._start(compose.open_vault, path, passphrase)
+        return self._start(
+            partial(compose.open_vault, vectors_in_background=True), path, passphrase
+        )
 
     def create(self, path: Path, passphrase: str) -> Task:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -55,5 +61,11 @@ class Session(QObject):
             self.lock()
             self.service, self.path = service, path
             self.unlocked.emit(service)
+            if service.vectors_loading:
+                run_in_worker(service.wait_for_vectors, on_done=lambda _: loaded(service))
+
+        def loaded(service: MemoryService) -> None:
+            if self.service is service:  # not locked (or reopened) meanwhile
+                self.vectors_loaded.emit()
 
         return run_in_worker(opener, path, passphrase, on_done=opened, on_failed=self.failed.emit)

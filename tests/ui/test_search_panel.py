@@ -3,6 +3,7 @@ snippets, filters from the library, empty states, opening a result."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -235,3 +236,51 @@ def test_a_memory_awaiting_review_is_listed_and_marked(qtbot: Any, open_session:
     tip = panel.model.index(at[second.id]).data(Qt.ItemDataRole.ToolTipRole)
     assert tip == "Note: Hidden key (awaiting review: it may repeat another memory)"
     assert panel.model.index(at[first.id]).data(Qt.ItemDataRole.ToolTipRole) == "Note: Spare key"
+
+
+def test_the_words_answer_while_the_vectors_load_and_meaning_joins_after(
+    qtbot: Any, tmp_path: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window opens a vault with its vectors loading behind: a search lists the word
+    matches at once and says that vector search is still loading; once the vectors are in,
+    the list asks again by itself and the matches by meaning join."""
+    from cairn.app import compose
+    from cairn.storage.vault import Vault
+    from tests.conftest import PASSPHRASE
+
+    path = tmp_path / "vault.cairn"
+    with compose.create_vault(path, PASSPHRASE, embedder=embedder) as made:
+        made.write("Note", "Sourdough", "Flour, water, salt and a starter fed the night before.")
+        made.write("Note", "Boiler", "The boiler in the cellar needs a new valve next winter.")
+    gate = threading.Event()
+    opens_reader = Vault.new_read_only_connection
+
+    def held_reader(self: Vault, **options: Any) -> Any:
+        gate.wait(timeout=30)
+        return opens_reader(self, **options)
+
+    monkeypatch.setattr(Vault, "new_read_only_connection", held_reader)
+    session = Session()
+    task = session.open(path, PASSPHRASE)
+    qtbot.waitUntil(lambda: session.is_open, timeout=30_000)
+    try:
+        assert task is not None and session.service is not None
+        assert session.service.vectors_loading
+        panel = make_panel(qtbot, session)
+        type_query(qtbot, panel, "sourdough")
+        assert panel.model.rows()[0].title == "Sourdough"
+        assert "still loading" in panel.heading.text()
+
+        panel.search_field.clear()
+        type_query(qtbot, panel, "bread baking")
+        assert not panel.model.rows()
+        assert "once the vectors have loaded" in panel.empty_label.text()
+
+        with qtbot.waitSignal(session.vectors_loaded, timeout=30_000):
+            gate.set()
+        qtbot.waitUntil(lambda: bool(panel.model.rows()), timeout=WAIT_MS)
+        assert panel.model.rows()[0].title == "Sourdough"
+        assert "still loading" not in panel.heading.text()
+    finally:
+        gate.set()
+        session.lock()
