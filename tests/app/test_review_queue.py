@@ -116,7 +116,9 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
         conn.execute(
             "UPDATE nodes SET status = 'pending' WHERE id IN (?, ?)", (second.node.id, stray.id)
         )
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        # Schema 10 made pending memories active; schema 11 (compact vectors) came after it.
+        conn.execute("ALTER TABLE embedding_spaces DROP COLUMN encoding")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 2}")
     assert second.node.id not in _ids(service, KEY_QUERY)
     service.close()
 

@@ -80,5 +80,6 @@ def test_create_drop_search_open_graph_lock_unlock(
         unlock.unlock_button.click()
     service = window.session.service
     assert service is not None
+    service.wait_for_vectors()  # the window opened with its vectors loading behind it
     assert service.search("graph visualization", scopes=service.scopes()).results
     window.session.lock()
