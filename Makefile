@@ -66,8 +66,14 @@ STRESS_TRIALS ?= 20
 stress: install
 	CAIRN_STRESS_TRIALS=$(STRESS_TRIALS) $(BIN)/python -m pytest -m crash
 
+# Every line of bench/run.py, with each scale also built and probed by Cairn as it was at
+# BENCH_BEFORE (the commit before compact vectors) in the same run. `make bench MILLION=1` adds
+# the 1M line: a million synthetic memories written in bulk, then opened and searched (about
+# five more minutes).
+BENCH_BEFORE ?= a608722
+MILLION ?=
 bench: install
-	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.run --before $(BENCH_BEFORE) $(if $(MILLION),--million)
 
 # Each main view of the window as a PNG for the README, drawn on a virtual screen (Xvfb).
 screenshots: install

@@ -13,10 +13,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench import corpus
+from bench.embedders import RandomEmbedder
+from bench.measure import answer_spec
 from cairn.app import compose
 from cairn.app.embedding_model import Embedder
+from cairn.app.service import MemoryService
 
 PASSPHRASE = "bench: correct horse battery staple"
 SCOPES = ("personal", "work", "research")
@@ -43,15 +47,21 @@ def scope_of(index: int) -> str:
     return SCOPES[0] if slot < 6 else SCOPES[1] if slot < 9 else SCOPES[2]
 
 
+def new_vault(path: Path, embedder: Embedder) -> MemoryService:
+    """An empty vault at ``path`` with the bench's three scopes."""
+    service = compose.create_vault(path, PASSPHRASE, embedder=embedder)
+    for scope in SCOPES[1:]:
+        service.add_scope(scope)
+    return service
+
+
 def build(path: Path, count: int, passages: list[str], embedder: Embedder) -> Built:
     """A vault at ``path`` with ``count`` Note memories in three scopes, some archived."""
     start = time.perf_counter()
     by_scope = dict.fromkeys(SCOPES, 0)
     archived = 0
-    service = compose.create_vault(path, PASSPHRASE, embedder=embedder)
+    service = new_vault(path, embedder)
     try:
-        for scope in SCOPES[1:]:
-            service.add_scope(scope)
         for chunk_start in range(0, count, CHUNK):
             with service._vault.write():
                 for index in range(chunk_start, min(count, chunk_start + CHUNK)):
@@ -73,3 +83,20 @@ def build(path: Path, count: int, passages: list[str], embedder: Embedder) -> Bu
     finally:
         service.close()
     return Built(path, count, archived, time.perf_counter() - start, by_scope)
+
+
+def _from_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """``python -m bench.build`` with {"path", "count"} on stdin: the build of ``bench.run
+    --before``, run by the older Cairn that the process imports."""
+    built = build(Path(spec["path"]), spec["count"], corpus.load().passages, RandomEmbedder())
+    return {
+        "count": built.count,
+        "archived": built.archived,
+        "seconds": round(built.seconds, 2),
+        "per_second": round(built.per_second, 1),
+        "by_scope": built.by_scope,
+    }
+
+
+if __name__ == "__main__":
+    answer_spec(_from_spec)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import baselines, locomo, report, templated
+from bench import baselines, compact_recall, locomo, report, templated
 from bench.build import PASSPHRASE
 from bench.embedders import add_model_option, embedder_named
 from bench.measure import load_average, machine, summary
@@ -118,13 +118,20 @@ def _ablated(switches: dict[str, Any]) -> Callable[..., dict[int, float]]:
     return fused
 
 
-def baseline_rankers(turns: Sequence[locomo.Turn], embedder: MiniLMEmbedder) -> dict[str, Ranker]:
-    """BM25, dense and RRF over the turns' searchable text (title and body, as Cairn indexes
-    and embeds it), each as question -> turn ids, best first."""
-    texts = [searchable_text(turn.title, turn.body, {}) for turn in turns]
+def turn_texts(turns: Sequence[locomo.Turn]) -> list[str]:
+    """The turns' searchable text: title and body, as Cairn indexes and embeds it."""
+    return [searchable_text(turn.title, turn.body, {}) for turn in turns]
+
+
+def baseline_rankers(
+    turns: Sequence[locomo.Turn], embedder: MiniLMEmbedder, vectors: Any
+) -> dict[str, Ranker]:
+    """BM25, dense (over the turns' float32 ``vectors``) and RRF over the turns' searchable
+    text, each as question -> turn ids, best first."""
+    texts = turn_texts(turns)
     ids = [turn.dia_id for turn in turns]
     lexical = baselines.BM25(texts)
-    dense = baselines.Dense(embed(embedder, texts))
+    dense = baselines.Dense(vectors)
     depth = baselines.FUSION_DEPTH
 
     def bm25(question: str) -> list[int]:
@@ -172,8 +179,10 @@ def run_conversation(
     finally:
         service.close()
     turns = locomo.identity_holdings(turn.dia_id for turn in conversation.turns)
-    for name, rank in baseline_rankers(conversation.turns, embedder).items():
+    vectors = embed(embedder, turn_texts(conversation.turns))
+    for name, rank in baseline_rankers(conversation.turns, embedder, vectors).items():
         scored[name] = _ask(conversation, rank, turns)
+    questions = embed(embedder, [question.text for question in conversation.questions])
     answers = frozenset().union(*(q.gold for q in conversation.questions))
     return {
         "turns": len(conversation.turns),
@@ -186,6 +195,7 @@ def run_conversation(
         "short_answer_turns": len(answers & locomo.short_turns(conversation.turns)),
         "write_s": round(write_s, 1),
         "scored": scored,
+        "compact_overlaps": compact_recall.overlaps(vectors, questions),
     }
 
 
@@ -226,8 +236,13 @@ def conversations_section(
     for line in per.values():
         writes.outcomes.update(line["writes"]["outcomes"])
         writes.contradictions += line["writes"]["possible_contradiction"]
+    compact = {
+        name: [x for line in per.values() for x in line["compact_overlaps"][name]]
+        for name in ("codes", "shortlist")
+    }
     return {
         "conversations": list(per),
+        "compact_vectors": compact_recall.summarize(compact),
         "turns": sum(line["turns"] for line in per.values()),
         "questions": sum(line["questions"] for line in per.values()),
         "skipped_questions": sum(line["skipped_questions"] for line in per.values()),
@@ -245,7 +260,7 @@ def conversations_section(
         "overall": overall,
         "per_conversation": {
             sample: {
-                **{k: v for k, v in line.items() if k != "scored"},
+                **{k: v for k, v in line.items() if k not in ("scored", "compact_overlaps")},
                 "recall": {
                     name: locomo.summarize(line["scored"][name]["questions"]) for name in names
                 },

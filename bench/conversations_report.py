@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import locomo
+from bench import compact_recall, locomo
 from bench.writes import OUTCOMES
 
 LINE = "-" * 100
@@ -30,6 +30,8 @@ def print_conversations(section: dict[str, Any], headline: str) -> None:
     print(f"Cairn's write path: {_outcomes(writes)}")
     hidden = writes["turns_hidden_at_end"]
     print(f"turns whose memory a default search cannot show at the end: {hidden:,}")
+    if compact := section.get("compact_vectors"):
+        print(compact_recall.line(compact))
     print()
     print(
         f"{'conversation':<13}{'turns':>6}"

@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import report
+import numpy as np
+
+from bench import compact_recall, report
 from bench.build import PASSPHRASE
 from bench.corpus import VASWANI
 from bench.embedders import add_model_option, embedder_named
@@ -132,9 +134,13 @@ def _row(docno: str, text: str) -> dict[str, Any]:
     }
 
 
-def build_vault(path: Path, docs: list[tuple[str, str]], embedder: MiniLMEmbedder) -> float:
-    """Create a vault at ``path`` holding ``docs``; returns the seconds it took."""
+def build_vault(
+    path: Path, docs: list[tuple[str, str]], embedder: MiniLMEmbedder
+) -> tuple[float, Any]:
+    """Create a vault at ``path`` holding ``docs``; returns the seconds it took and the model's
+    float32 vectors of the documents (the vault keeps them as int8 codes)."""
     start = time.perf_counter()
+    floats = []
     service = compose.create_vault(path, PASSPHRASE, embedder=embedder)
     try:
         space = service._space  # the store call of the write path; see the module docstring
@@ -142,6 +148,7 @@ def build_vault(path: Path, docs: list[tuple[str, str]], embedder: MiniLMEmbedde
             rows = [_row(docno, text) for docno, text in docs[first : first + EMBED_BATCH]]
             texts = [searchable_text(row["title"], row["body"], {}) for row in rows]
             vectors = embedder.embed(texts)  # before the write lock, as the write path does
+            floats.append(np.asarray(vectors, dtype=np.float32))
             with service._vault.write() as conn:
                 for row, text, vector in zip(rows, texts, vectors, strict=True):
                     seq = graph_rows.insert_node(conn, row)
@@ -154,7 +161,7 @@ def build_vault(path: Path, docs: list[tuple[str, str]], embedder: MiniLMEmbedde
         assert service.vector_search_ready, "the quality vault's vector space is not ready"
     finally:
         service.close()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, np.concatenate(floats)
 
 
 def run_config(service: MemoryService, collection: Collection, config: Config) -> dict[str, Any]:
@@ -221,6 +228,8 @@ def print_table(results: dict[str, Any]) -> None:
             print("!" * 72)
             print(f"!!! HYBRID DOES NOT BEAT {leg.upper()} on nDCG@10: {hybrid:.4f} <= {other:.4f}")
             print("!" * 72)
+    if compact := results.get("compact_vectors"):
+        print(compact_recall.line(compact))
     print(f"written to {results['json_path']}")
 
 
@@ -257,7 +266,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     results["embedder"] = embedder.identity
     with tempfile.TemporaryDirectory(prefix="cairn-quality-") as folder:
         path = args.keep or Path(folder) / "vaswani.cairn"
-        build_s = 0.0 if path.exists() else build_vault(path, docs, embedder)
+        build_s, floats = (0.0, None) if path.exists() else build_vault(path, docs, embedder)
         service = compose.open_vault(path, PASSPHRASE, embedder=embedder)
         try:
             configs = {}
@@ -266,6 +275,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
                 configs[config.name] = run_config(service, collection, config)
         finally:
             service.close()
+    if floats is not None:  # not for a vault kept from an earlier run
+        _say("the compact vectors' top-30 overlap with float32")
+        questions = embedder.embed([query for _, query in collection.queries])
+        results["compact_vectors"] = compact_recall.summarize(
+            compact_recall.overlaps(floats, np.asarray(questions, dtype=np.float32))
+        )
     results |= {
         "collection": f"vaswani_npl ({len(docs):,} abstracts, {len(collection.queries)} queries)",
         "smoke_run": len(docs) < len(collection.docs),

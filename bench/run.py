@@ -4,10 +4,13 @@
 2. The real write line: single ``MemoryService.write`` calls on a vault using the model.
 3. Scale lines (default 10k and 100k memories): vaults built through the real write path with
    random unit vectors (see ``bench.build``), then measured in a fresh process each
-   (``bench.probe``): open-to-ready, search latency, single writes through the dedup gate
-   (without the embedding time), memory, file size; and the window's search on the same
-   vault (``bench.ui_probe``): from a search's start to its results painted in the list; and
-   the graph server under load (``bench.server_load``): 8 clients searching over loopback.
+   (``bench.probe``): the window's open to its first result and its peak memory, open-to-ready,
+   search latency, single writes through the dedup gate (without the embedding time), memory,
+   file size; and the window's search on the same vault (``bench.ui_probe``): from a search's
+   start to its results painted in the list; and the graph server under load
+   (``bench.server_load``): 8 clients searching over loopback. With ``--before REV`` each
+   scale is also built and probed by Cairn as it was at REV (``bench.before``), in this run;
+   with ``--million`` a 1M line is added, its vault written in bulk (``bench.bulk_build``).
 4. Resolver lines (the same counts of entities, see ``bench.resolver_line``): name lookups and
    entity writes.
 5. The ingest line on the shared corpus (see ``bench.ingest_line``): PDF pages/s, OCR s/page,
@@ -23,7 +26,7 @@ Options: ``--quick`` (scales 1k and 10k), ``--scales 10000,100000``, ``--skip-re
 line alone, see ``bench.graph_line``; it also runs in a full run), ``--only-server`` (the scale
 vaults built and only the graph server's load line run on them), ``--skip-watch`` and
 ``--only-watch`` (the watched-folder line), ``--skip-embed`` and ``--only-embed`` (the embedding
-line). Vaults live
+line), ``--before REV``, ``--million``. Vaults live
 in a temporary folder that is removed at the end; nothing is reused between runs.
 """
 
@@ -40,7 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import (
+    before,
     build,
+    bulk_build,
     corpus,
     embed_line,
     graph_line,
@@ -56,6 +61,7 @@ from bench.measure import load_average, machine
 DEFAULT_SCALES = (10_000, 100_000)
 UI_QUERIES = 100  # searches through the window per scale (each also runs the real model)
 QUICK_SCALES = (1_000, 10_000)
+MILLION = 1_000_000
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -79,6 +85,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--skip-embed", action="store_true", help="skip the embedding line")
     parser.add_argument(
         "--only-embed", action="store_true", help="run the embedding line (before/after) alone"
+    )
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="also build and probe each scale with Cairn as it was at git revision REV, in "
+        f"this run (make bench: {before.DEFAULT_REVISION}, before compact vectors)",
+    )
+    parser.add_argument(
+        "--million",
+        action="store_true",
+        help="add the 1M line: a million synthetic memories, written in bulk, then probed",
     )
     return parser.parse_args(argv)
 
@@ -125,8 +142,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if not args.skip_watch and (args.only_watch or not alone):
             _say("watched folders: 10,000 files")
             results["watch"] = watch_line.line(root)
+        if args.before and scales:
+            results["before"] = before_lines(root, texts, scales, args)
         for count in scales:
             results["scales"][str(count)] = scale_line(root, texts, count, args)
+        if args.million:
+            results["scales"][str(MILLION)] = million_line(root, texts, args)
         results["resolver"] = {}
         for count in [] if args.only_server else scales:
             _say(f"resolver at {count:,} entities: building and measuring")
@@ -168,17 +189,7 @@ def scale_line(root: Path, texts: corpus.Texts, count: int, args: argparse.Names
     _say(f"scale {count:,}: building")
     built = build.build(path, count, texts.passages, RandomEmbedder())
     _say(f"scale {count:,}: built in {built.seconds:.1f} s; measuring in a fresh process")
-    writes = []
-    for i in range(args.writes):
-        title, body, _ = corpus.memory(texts.passages, count + i, label="later note")
-        writes.append([title, body, build.scope_of(i)])
-    spec: dict[str, Any] = {
-        "path": str(path),
-        "passphrase": build.PASSPHRASE,
-        "queries": corpus.search_queries(texts, args.queries),
-        "writes": writes,
-        "opens": 3,
-    }
+    spec = _probe_spec(path, texts, count, args)
     build_info = {**asdict(built), "path": None, "per_second": round(built.per_second, 1)}
     build_info["seconds"] = round(built.seconds, 2)
     line: dict[str, Any] = {"build": build_info, "targets": report.targets(count)}
@@ -191,12 +202,68 @@ def scale_line(root: Path, texts: corpus.Texts, count: int, args: argparse.Names
         line["probe"] = probe
     _say(f"scale {count:,}: the graph server under load")
     line["server"] = _fresh_process("bench.server_load", {**spec, "writes": []})
-    for suffix in ("", "-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    _remove_vault(path)
     return line
 
 
-def _fresh_process(module: str, spec: dict[str, Any]) -> Any:
+def _probe_spec(path: Path, texts: corpus.Texts, count: int, args: argparse.Namespace) -> Any:
+    writes = []
+    for i in range(args.writes):
+        title, body, _ = corpus.memory(texts.passages, count + i, label="later note")
+        writes.append([title, body, build.scope_of(i)])
+    return {
+        "path": str(path),
+        "passphrase": build.PASSPHRASE,
+        "queries": corpus.search_queries(texts, args.queries),
+        "writes": writes,
+        "opens": 3,
+    }
+
+
+def before_lines(
+    root: Path, texts: corpus.Texts, scales: list[int], args: argparse.Namespace
+) -> dict[str, Any]:
+    """Each scale built and probed by Cairn as it was at ``args.before`` (see ``bench.before``):
+    open, memory, search and the window, measured by the same probes as today's."""
+    env = before.prepare(args.before, root / "before")
+    lines: dict[str, Any] = {"revision": before.revision_name(args.before)}
+    for count in scales:
+        path = root / f"before-{count}.cairn"
+        _say(f"scale {count:,}, before ({args.before}): building")
+        built = _fresh_process("bench.build", {"path": str(path), "count": count}, env)
+        spec = _probe_spec(path, texts, count, args)
+        _say(f"scale {count:,}, before: measuring in a fresh process")
+        probe = _fresh_process("bench.probe", spec, env)
+        probe["window"] = _fresh_process(
+            "bench.ui_probe", {**spec, "queries": spec["queries"][:UI_QUERIES]}, env
+        )
+        lines[str(count)] = {"build": built, "probe": probe, "targets": report.targets(count)}
+        _remove_vault(path)
+    return lines
+
+
+def million_line(root: Path, texts: corpus.Texts, args: argparse.Namespace) -> Any:
+    """A million memories written in bulk (``bench.bulk_build``), then the probe: open, memory
+    and search (the window and the server lines are the smaller scales')."""
+    path = root / f"scale-{MILLION}.cairn"
+    _say(f"scale {MILLION:,}: building in bulk")
+    built = bulk_build.build(path, MILLION, texts.passages)
+    build_info = {**asdict(built), "path": None, "per_second": round(built.per_second, 1)}
+    build_info["seconds"] = round(built.seconds, 2)
+    spec = {**_probe_spec(path, texts, MILLION, args), "opens": 2}
+    _say(f"scale {MILLION:,}: measuring in a fresh process")
+    line = {"build": build_info, "probe": _fresh_process("bench.probe", spec)}
+    line["targets"] = report.targets(MILLION)
+    _remove_vault(path)
+    return line
+
+
+def _remove_vault(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
+def _fresh_process(module: str, spec: dict[str, Any], env: dict[str, str] | None = None) -> Any:
     """``python -m module`` with ``spec`` as JSON on stdin; its one JSON line of answer."""
     done = subprocess.run(
         [sys.executable, "-m", module],
@@ -205,6 +272,7 @@ def _fresh_process(module: str, spec: dict[str, Any]) -> Any:
         text=True,
         check=True,
         cwd=corpus.PROJECT_ROOT,
+        env=env,
     )
     return json.loads(done.stdout)
 
