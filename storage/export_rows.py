@@ -22,7 +22,7 @@ from typing import Any
 from cairn.storage.connection import Connection, placeholders
 from cairn.storage.sentinel import ENGINE_SCOPE
 
-PAGE = 500
+PAGE = 200
 
 
 @dataclass(frozen=True)
