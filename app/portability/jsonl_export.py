@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from cairn.app import memory_settings
 from cairn.app.clock import now_iso
 from cairn.app.packs import Pack
 from cairn.storage import export_rows
@@ -38,7 +39,7 @@ ROW_KINDS = (
 FILE_SETTINGS = frozenset({"pack", "created_at"})
 # The settings a scoped export keeps: vault-wide tuning, never another compartment's folders.
 WATCH_KEY = "watch.folders"
-SHARED_PREFIXES = ("memory.",)
+SHARED_PREFIXES = (memory_settings.PREFIX,)
 
 Progress = Callable[[int], None]  # memories written so far
 # A column named like the line's own ``kind`` takes another name in the file.

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.app import receipts
+from cairn.app import memory_settings, receipts
 from cairn.app.dedup import resolver
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, CairnError, InvalidRequest, PackError
@@ -193,9 +193,7 @@ class _Restore:
             self._pack(data)
         elif kind == "setting":
             self._fields(number, kind, data, ("key", "value"))
-            if not isinstance(data["key"], str) or data["key"] in jsonl_export.FILE_SETTINGS:
-                self._reject(number, "a setting needs a key Cairn keeps")
-            records.set_setting(self.conn, data["key"], data["value"])
+            self._setting(number, data["key"], data["value"])
         elif kind == "receipt_head":
             self._fields(number, kind, data, ("count", "head"))
             self.report.source_receipts = dict(data)
@@ -223,6 +221,25 @@ class _Restore:
                 if part
             )
             self._reject(number, f"a {kind} line does not have the fields it should ({said})")
+
+    def _setting(self, number: int, key: Any, value: Any) -> None:
+        """A setting as stored, once its shape is one Cairn reads back: a memory setting it
+        knows, and watched folders each with a path and a scope of the file."""
+        known = isinstance(key, str) and key not in jsonl_export.FILE_SETTINGS
+        if known and key.startswith(memory_settings.PREFIX):
+            known = key.removeprefix(memory_settings.PREFIX) in memory_settings.SETTINGS
+            known = known and isinstance(value, str | int | float | bool)
+        if known and key == jsonl_export.WATCH_KEY:
+            known = isinstance(value, list) and all(
+                isinstance(f, dict)
+                and set(f) == {"path", "scope"}
+                and isinstance(f["path"], str)
+                and f["scope"] in self.scopes
+                for f in value
+            )
+        if not known:
+            self._reject(number, f"the setting {key!r} is not one Cairn keeps in this form")
+        records.set_setting(self.conn, key, value)
 
     def _pack(self, data: dict[str, Any]) -> None:
         pack = pack_from(data)

@@ -157,6 +157,7 @@ def test_an_import_into_a_vault_that_holds_memories_is_refused(
         ("garbage", r"line 7: not a JSON line"),
         ("dangling", r"line \d+: the edge was refused"),
         ("extra", r"line \d+: a node line does not have the fields it should \(unexpected"),
+        ("setting", r"line \d+: .*the setting 'memory.nonsense' is not one Cairn keeps"),
     ],
 )
 def test_a_damaged_file_is_refused_by_line_and_nothing_is_kept(
@@ -177,9 +178,12 @@ def test_a_damaged_file_is_refused_by_line_and_nothing_is_kept(
         at = next(i for i, line in enumerate(lines) if '"kind": "edge"' in line)
         edge = json.loads(lines[at]) | {"dst": "01ZZZZZZZZZZZZZZZZZZZZZZZZ"}
         lines[at] = json.dumps(edge)
-    else:
+    elif damage == "extra":
         at = next(i for i, line in enumerate(lines) if '"kind": "node"' in line)
         lines[at] = json.dumps(json.loads(lines[at]) | {"colour": "blue"})
+    else:
+        at = next(i for i, line in enumerate(lines) if '"kind": "setting"' in line)
+        lines[at] = json.dumps({"kind": "setting", "key": "memory.nonsense", "value": 1})
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with _new_vault(tmp_path / "target.cairn", embedder) as target:
