@@ -66,8 +66,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         if not args.json and total and sys.stderr.isatty():
             print(f"\rembedding {done}/{total}", end="", file=sys.stderr, flush=True)
 
-    with service:
-        report = service.import_jsonl(source, embed_progress=embedding)
+    try:
+        with service:
+            report = service.import_jsonl(source, embed_progress=embedding)
+    except BaseException:
+        if created:  # the vault this command made holds nothing: it goes with the failure
+            _remove_new_vault(path)
+        raise
     if not args.json and sys.stderr.isatty():
         print(file=sys.stderr)
 
@@ -85,6 +90,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     emit(args, {"vault": str(path), "created": created, **report.as_dict()}, human)
     return 0
+
+
+def _remove_new_vault(path: Path) -> None:
+    for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        leftover.unlink(missing_ok=True)
 
 
 def _new_vault(args: argparse.Namespace, path: Path) -> MemoryService:

@@ -78,13 +78,13 @@ def restore(
                 "(cairn import FILE --vault NEW.cairn), and it is created."
             )
         _Restore(conn, vault.path, report, progress).run(_lines(handle, path))
-        first = next(iter(export_rows.node_pages(conn)), [])
-        if first:  # vectors are made afterwards: vector search is off until they are
-            space.store(conn, first[0]["seq"], None, first[0]["scope"], "active")
-        receipts.append(
-            conn, "import", {"nodes": report.counts.get("node", 0),
-                             "edges": report.counts.get("edge", 0)}
-        )  # fmt: skip
+        nodes, edges = report.counts.get("node", 0), report.counts.get("edge", 0)
+        if nodes:
+            # No vectors yet: a memory stored without one turns vector search off (in the
+            # vault and in this process) until ``rebuild_vectors`` has embedded them all.
+            [row, *_] = next(iter(export_rows.node_pages(conn)))
+            space.store(conn, row["seq"], None, row["scope"], "active")
+        receipts.append(conn, "import", {"nodes": nodes, "edges": edges})
     return report
 
 
@@ -121,7 +121,10 @@ def _lines(handle: IO[bytes], path: Path) -> Iterator[tuple[int, dict[str, Any]]
                 "Nothing was imported; export again from the original vault."
             ) from None
         if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
-            raise ImportRejected(f"{path}, line {number}: a line has an object with a kind.")
+            raise ImportRejected(
+                f"{path}, line {number}: not a line of a Cairn export (each is a JSON object "
+                "with a kind). Nothing was imported."
+            )
         yield number, data
 
 
@@ -136,7 +139,7 @@ class _Restore:
         self.report = report
         self.progress = progress
         self.scopes: set[str] = set(records.scope_names(conn))
-        self.entity_types: set[str] = set()
+        self.entity_types: set[str] | None = None  # known once the pack line is read
         self.ended = False
 
     def run(self, lines: Iterator[tuple[int, dict[str, Any]]]) -> None:
@@ -159,6 +162,8 @@ class _Restore:
                 self.report.counts[kind] = self.report.counts.get(kind, 0) + 1
             if self.progress is not None and number % 500 == 0:
                 self.progress(number)
+        if number == 0:
+            raise ImportRejected(f"{self.report.path} is empty: not a Cairn JSON Lines export.")
         if not self.ended:
             raise ImportRejected(
                 f"{self.report.path} stops at line {number} without its closing line: it was "
@@ -270,6 +275,8 @@ class _Restore:
                 else json.dumps(row[column], ensure_ascii=False)
             )
         if kind == "node":
+            if self.entity_types is None:
+                self._reject(number, "a memory comes before the pack line that describes it")
             if row["id"] == SENTINEL_ID:
                 self._reject(number, "the id is the one Cairn keeps for itself")
             if row["scope"] not in self.scopes:
@@ -298,7 +305,7 @@ class _Restore:
                 attrs = json.loads(row["attrs"])
                 text = searchable_text(row["title"], row["body"], attrs, addenda.get(row["id"], []))
                 fulltext.index(self.conn, row["seq"], text)
-                if row["type"] in self.entity_types:
+                if row["type"] in (self.entity_types or ()):
                     aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
                     entries, grams = resolver.index_entries(row["title"], aliases)
                     name_index.replace(self.conn, row["seq"], row["scope"], entries, grams)

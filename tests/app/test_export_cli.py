@@ -40,3 +40,10 @@ def test_export_says_it_is_plaintext_and_import_makes_a_new_vault(
 
     _, err = cli("import", str(file), "--vault", str(restored), expect=1)
     assert "already holds 2 memories" in err
+    assert restored.exists()  # a vault it did not make is left as it was
+
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(file.read_text(encoding="utf-8").splitlines(True)[:-1]))
+    _, err = cli("import", str(cut), "--vault", str(tmp_path / "never.cairn"), expect=1)
+    assert "cut short" in err and "Nothing was imported" in err
+    assert not list(tmp_path.glob("never.cairn*"))  # the vault it made for it is gone too
