@@ -19,9 +19,9 @@ Verb = Callable[..., argparse.ArgumentParser]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    # Said before anything is written: the person chose plaintext, and should know it.
-    if not args.json:
-        print(f"note: {PLAINTEXT_WARNING}", file=sys.stderr)
+    # Said before anything is written (on stderr, so --json output stays JSON): the person
+    # chose plaintext, and should know it.
+    print(f"note: {PLAINTEXT_WARNING}", file=sys.stderr)
 
     def progress(done: int, total: int) -> None:
         if not args.json and total and sys.stderr.isatty():

@@ -88,11 +88,9 @@ def plan(conn: Connection, scopes: Sequence[str]) -> Plan:
             continue
         found.stems[node_id] = names.claim(title)
     for passage, document in passages.items():
-        if document in documents:
+        if document in documents:  # the pack lets a Passage be part of a Document only
             found.document[passage] = document
             found.passages[document] = found.passages.get(document, 0) + 1
-        elif passage not in found.stems:
-            found.stems[passage] = names.claim(passage)  # cannot happen: part_of a Document
     return found
 
 
