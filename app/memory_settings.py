@@ -13,7 +13,7 @@ from cairn.app.errors import InvalidRequest
 from cairn.storage import records
 from cairn.storage.connection import Connection
 
-_PREFIX = "memory."
+PREFIX = "memory."
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class MemorySettings:
 
 
 def read(conn: Connection) -> MemorySettings:
-    stored = records.settings_with_prefix(conn, _PREFIX)
+    stored = records.settings_with_prefix(conn, PREFIX)
     return MemorySettings(**{name: stored.get(name, s.default) for name, s in SETTINGS.items()})
 
 
@@ -130,5 +130,5 @@ def write(conn: Connection, name: str, value: Any) -> Any:
             f"{current['dedup_anchored_low']}) may not be above dedup_high "
             f"({current['dedup_high']})."
         )
-    records.set_setting(conn, _PREFIX + name, value)
+    records.set_setting(conn, PREFIX + name, value)
     return value

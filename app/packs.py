@@ -82,6 +82,11 @@ class Pack:
         return cls.from_toml(text, f"{name}.toml")
 
     @classmethod
+    def from_data(cls, data: dict[str, Any], source: str) -> Pack:
+        """A pack from data shaped like its TOML file (an export carries one), checked alike."""
+        return cls._from_data(data, source)
+
+    @classmethod
     def _from_data(cls, data: dict[str, Any], source: str) -> Pack:
         meta = data.get("pack", {})
         if not isinstance(meta.get("name"), str) or not isinstance(meta.get("version"), int):

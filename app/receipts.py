@@ -37,6 +37,7 @@ KINDS = frozenset(
         "reindex",
         "ingest",
         "forget",
+        "import",
     }
 )
 

@@ -21,6 +21,7 @@ from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import BatchSink, FolderWatcher, ProblemSink
 from cairn.app.models import VerifyReport
 from cairn.app.packs import Pack
+from cairn.app.portability import exporting, jsonl_import
 from cairn.app.retention import PassReport, Proposal, Retention
 from cairn.app.tokens import Token
 from cairn.storage import fulltext, graph_rows, records, sentinel, vectors
@@ -208,6 +209,45 @@ class VaultUpkeep:
         """A consistent encrypted copy of the vault at ``dest`` while it stays open, checked
         before it takes its name (see ``app.backup``)."""
         return backups.backup(self._vault, Path(dest), overwrite=overwrite)
+
+    def export(
+        self,
+        dest: Path | str,
+        *,
+        format: str,
+        scopes: Sequence[str] | None = None,
+        progress: exporting.Progress | None = None,
+    ) -> exporting.ExportReport:
+        """Write the memories of ``scopes`` (default: every scope) as plaintext files into
+        the new folder ``dest``: ``markdown`` (a notes folder) or ``jsonl`` (everything, for
+        ``import_jsonl``). Owner-only files; the vault is only read. ``progress(done, total)``
+        counts memories."""
+        everything = self.scopes()
+        chosen = self._scopes(scopes) if scopes is not None else everything
+        return exporting.export(
+            self._vault,
+            self._pack,
+            self._space.identity,
+            Path(dest),
+            format,
+            chosen,
+            whole=set(chosen) >= set(everything),
+            progress=progress,
+        )
+
+    def import_jsonl(
+        self,
+        path: Path | str,
+        *,
+        progress: Callable[[int], None] | None = None,
+        embed_progress: Callable[[int, int], None] | None = None,
+    ) -> jsonl_import.ImportReport:
+        """Restore a JSON Lines export into this vault, which must hold no memories yet: all
+        of it in one transaction or nothing, then every memory embedded (as ``reindex``).
+        A pack the file brings with types this vault lacks is in use from the next open."""
+        report = jsonl_import.restore(self._vault, self._space, Path(path), progress)
+        report.embedded = self.rebuild_vectors(embed_progress)
+        return report
 
     def change_passphrase(self, new_passphrase: str) -> None:
         if not new_passphrase:

@@ -35,6 +35,7 @@ from cairn.app.service import MemoryService
 from cairn.ui.autolock import AutoLock
 from cairn.ui.capture import QuickCaptureDialog
 from cairn.ui.drops import read_drop
+from cairn.ui.export_dialog import ExportDialog
 from cairn.ui.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.preferences import Preferences
@@ -149,6 +150,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a("Add Fol&der…", self.add_folder, needs_vault=True))
         file_menu.addAction(a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True))
         file_menu.addSeparator()
+        self.export_action = a("&Export…", self.export, needs_vault=True)
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
         self.lock_action = a("&Lock", self.lock, "Ctrl+L", needs_vault=True)
         file_menu.addAction(self.lock_action)
         settings = a("&Settings…", self.open_settings, standard.Preferences, needs_vault=True)
@@ -221,6 +225,21 @@ class MainWindow(QMainWindow):
             return None
         dialog = QuickCaptureDialog(self.session, self)
         dialog.captured.connect(lambda _: self.statusBar().showMessage("Captured to the inbox."))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def export(self) -> ExportDialog | None:
+        """File › Export…: the memory out as plaintext files (see ``ExportDialog``)."""
+        if not self.session.is_open:
+            return None
+        dialog = ExportDialog(self.session, self)
+        dialog.busy_changed.connect(self.set_busy)
+        dialog.exported.connect(
+            lambda report: self.notify(
+                "Export finished", f"{report.memories} memories written to {report.path}"
+            )
+        )
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog

@@ -22,6 +22,7 @@ from cairn.app.cli import (
     edit,
     ingest,
     memory,
+    portability,
     receipts,
     retention,
     serve,
@@ -444,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     tokens.register(verb)
     serve.register(verb)
     retention.register(verb, scoped)
+    portability.register(verb, scoped)
     return parser
 
 
