@@ -212,8 +212,10 @@ class VectorIndex:
                 seqs: list[npt.NDArray[np.int64]] = []
                 try:
                     scope_of, status_of, scope_names = _node_meta(conn)
-                    # Rowids count every space's rows: an upper bound on this space's.
-                    index._allocate(high - low + 1)
+                    # Rowids count every space's rows: an upper bound on this space's. A
+                    # quarter more leaves room for the writes that follow the open, so the
+                    # first of them does not copy the whole index; untouched rows cost nothing.
+                    index._allocate((high - low + 1) * 5 // 4 + _INITIAL_CAPACITY)
                     while waiting:
                         seqs.append(index._take(waiting.popleft().result(), stop))
                         if (rowids := next(later, None)) is not None:
