@@ -228,6 +228,10 @@ class EmbeddingSpace:
             worker, self._worker = self._worker, None
         if worker is not None:
             worker.shutdown(wait=True)
+        # The index is the biggest thing a vault holds in memory (540 MB at a million). The
+        # service around it may sit in a reference cycle until the collector runs: the index
+        # goes now, so a lock and an unlock do not hold two of them.
+        self._index = None
 
     # -- rebuild ------------------------------------------------------------------------------
 
