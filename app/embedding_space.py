@@ -161,11 +161,12 @@ class EmbeddingSpace:
             self.ready = False
             return
         assert self.embedder is not None and self.index is not None
-        rowid = vectors.store(conn, self.embedder.identity, seq, vector)
+        coded = vector_codes.quantize(vector)
+        rowid = vectors.store(conn, self.embedder.identity, seq, coded)
         # The other embedders' spaces now lack this memory: each needs a rebuild before use.
         vectors.mark_other_spaces_incomplete(conn, self.embedder.identity)
         index = self.index
-        self._vault.after_commit(lambda: index.add(seq, vector, scope, status, rowid))
+        self._vault.after_commit(lambda: index.add(seq, vector, scope, status, rowid, coded))
 
     def status_changed(self, seq: int, status: str) -> None:
         if self.index is not None:

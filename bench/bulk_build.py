@@ -26,7 +26,7 @@ from bench.build import ARCHIVE_EVERY, SCOPES, Built, new_vault, scope_of
 from bench.embedders import RandomEmbedder
 from cairn.app.clock import new_id, now_iso
 from cairn.app.text import searchable_text
-from cairn.storage.vector_codes import quantize
+from cairn.storage.vector_codes import quantize, row_bytes
 
 CHUNK = 50_000
 
@@ -74,7 +74,7 @@ def build(path: Path, count: int, passages: list[str], seed: int = 11) -> Built:
             floats = rng.standard_normal((len(nodes), embedder.dim), dtype=np.float32)
             codes, scales = quantize(floats / np.linalg.norm(floats, axis=1, keepdims=True))
             blobs = [
-                (seq, embedder.identity, code.tobytes() + scale.astype("<f4").tobytes())
+                (seq, embedder.identity, row_bytes(code, scale))
                 for (seq, *_), code, scale in zip(nodes, codes, scales, strict=True)
             ]
             with service._vault.write() as conn:

@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 FloatMatrix = npt.NDArray[np.float32]
 CodeMatrix = npt.NDArray[np.int8]
+Coded = tuple[CodeMatrix, FloatMatrix]  # codes (n, dim) and scales (n,), as ``quantize`` gives
 # How a space's rows are encoded (``embedding_spaces.encoding``): vaults before compact vectors
 # kept float32; their rows are converted once, at open (``vectors.compact_space``).
 INT8 = "int8"
@@ -28,21 +29,28 @@ FLOAT32 = "float32"
 _LEVELS = 127
 
 
-def quantize(vectors: FloatMatrix) -> tuple[CodeMatrix, FloatMatrix]:
-    """Rows of float vectors as int8 codes and one float32 scale per row."""
+def quantize(vectors: FloatMatrix) -> Coded:
+    """Rows of float vectors as int8 codes and one float32 scale per row. (A write quantizes
+    one vector: a dozen small NumPy calls, so each one counts; |x| * 127 / max|x| needs no
+    clipping.)"""
     rows = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
     largest = np.abs(rows).max(axis=1, keepdims=True)
-    factor = np.divide(_LEVELS, largest, out=np.zeros_like(largest), where=largest > 0)
-    codes = np.clip(np.rint(rows * factor), -_LEVELS, _LEVELS).astype(np.int8)
+    largest[largest == 0] = 1.0  # a zero vector: zero codes
+    codes = np.rint(rows * (_LEVELS / largest)).astype(np.int8)
     length = np.sqrt(np.einsum("ij,ij->i", codes, codes, dtype=np.float32))
-    scales = np.divide(1.0, length, out=np.zeros_like(length), where=length > 0)
-    return codes, scales.astype(np.float32)
+    length[length == 0] = np.inf  # ... and a zero scale
+    scales: FloatMatrix = (1.0 / length).astype(np.float32)
+    return codes, scales
+
+
+def row_bytes(codes: CodeMatrix, scales: FloatMatrix) -> bytes:
+    """The stored row of one vector's codes (shape (dim,) or (1, dim)) and scale."""
+    return bytes(codes.tobytes() + np.asarray(scales, dtype="<f4").reshape(-1)[:1].tobytes())
 
 
 def encode(vector: FloatMatrix) -> bytes:
     """One vector's row in the vault: its codes, then its scale (little-endian float32)."""
-    codes, scales = quantize(vector)
-    return bytes(codes[0].tobytes() + scales.astype("<f4").tobytes())
+    return row_bytes(*quantize(vector))
 
 
 def decode(blob: bytes, dim: int) -> FloatMatrix:

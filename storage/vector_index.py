@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from cairn.storage import vector_codes
 from cairn.storage.connection import Connection
-from cairn.storage.vector_codes import CodeMatrix, FloatMatrix, hamming, sign_words
+from cairn.storage.vector_codes import Coded, CodeMatrix, FloatMatrix, hamming, sign_words
 
 # Statuses as small integer codes, so filtering is one vectorised comparison.
 STATUS_CODES = {"active": 0, "pending": 1, "superseded": 2, "archived": 3, "stub": 4}
@@ -292,11 +292,18 @@ class VectorIndex:
         return int(self._row_by_seq[seq]) if 0 <= seq < len(self._row_by_seq) else -1
 
     def add(
-        self, seq: int, vector: FloatMatrix, scope: str, status: str, rowid: int | None = None
+        self,
+        seq: int,
+        vector: FloatMatrix,
+        scope: str,
+        status: str,
+        rowid: int | None = None,
+        coded: Coded | None = None,
     ) -> None:
         """Add or replace one vector. ``rowid``, when it is the next row after those already
-        read, saves ``catch_up`` from reading this program's own writes back."""
-        codes, scales = vector_codes.quantize(vector)
+        read, saves ``catch_up`` from reading this program's own writes back; ``coded``, the
+        vector's codes when the caller has them (it stored them), saves coding it again."""
+        codes, scales = coded if coded is not None else vector_codes.quantize(vector)
         with self._lock:
             if rowid is not None and rowid == self._seen_rowid + 1:
                 self._seen_rowid = rowid

@@ -16,7 +16,7 @@ from cairn.storage import vector_codes
 from cairn.storage.connection import Connection, placeholders
 from cairn.storage.rows import EmbedRow, SpaceRow
 from cairn.storage.sentinel import ENGINE_SCOPE
-from cairn.storage.vector_codes import FloatMatrix
+from cairn.storage.vector_codes import Coded, FloatMatrix
 
 # Rows a float32 space converts to int8 codes per transaction (see ``compact_rows``).
 COMPACT_BATCH = 20_000
@@ -61,9 +61,10 @@ def spaces(conn: Connection) -> list[SpaceRow]:
     ]
 
 
-def store(conn: Connection, space: str, seq: int, vector: FloatMatrix) -> int:
-    """Insert or replace one vector, as int8 codes; returns its row id."""
-    blob = vector_codes.encode(vector)
+def store(conn: Connection, space: str, seq: int, coded: Coded) -> int:
+    """Insert or replace one vector, given as ``vector_codes.quantize`` coded it; returns its
+    row id."""
+    blob = vector_codes.row_bytes(*coded)
     row = conn.execute(
         "INSERT INTO vectors(node_seq, space, vector) VALUES (?, ?, ?) "
         "ON CONFLICT(space, node_seq) DO UPDATE SET vector = excluded.vector RETURNING rowid",
@@ -148,7 +149,7 @@ def compact_rows(conn: Connection, space: str, dim: int, after_rowid: int, last_
         conn.executemany(
             "INSERT INTO vectors(node_seq, space, vector) VALUES (?, ?, ?)",
             [
-                (seq, space, code.tobytes() + scale.astype("<f4").tobytes())
+                (seq, space, vector_codes.row_bytes(code, scale))
                 for (_, seq, _), code, scale in zip(wide, codes, scales, strict=True)
             ],
         )
