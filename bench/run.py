@@ -224,7 +224,7 @@ def before_lines(
     root: Path, texts: corpus.Texts, scales: list[int], args: argparse.Namespace
 ) -> dict[str, Any]:
     """Each scale built and probed by Cairn as it was at ``args.before`` (see ``bench.before``):
-    open, memory, search and the window, measured by the same probes as today's."""
+    open, memory, search, the window and the graph server, by the same probes as today's."""
     env = before.prepare(args.before, root / "before")
     lines: dict[str, Any] = {"revision": before.revision_name(args.before)}
     for count in scales:
@@ -232,12 +232,16 @@ def before_lines(
         _say(f"scale {count:,}, before ({args.before}): building")
         built = _fresh_process("bench.build", {"path": str(path), "count": count}, env)
         spec = _probe_spec(path, texts, count, args)
-        _say(f"scale {count:,}, before: measuring in a fresh process")
-        probe = _fresh_process("bench.probe", spec, env)
-        probe["window"] = _fresh_process(
-            "bench.ui_probe", {**spec, "queries": spec["queries"][:UI_QUERIES]}, env
-        )
-        lines[str(count)] = {"build": built, "probe": probe, "targets": report.targets(count)}
+        line: dict[str, Any] = {"build": built, "targets": report.targets(count)}
+        if not args.only_server:
+            _say(f"scale {count:,}, before: measuring in a fresh process")
+            line["probe"] = _fresh_process("bench.probe", spec, env)
+            line["probe"]["window"] = _fresh_process(
+                "bench.ui_probe", {**spec, "queries": spec["queries"][:UI_QUERIES]}, env
+            )
+        _say(f"scale {count:,}, before: the graph server under load")
+        line["server"] = _fresh_process("bench.server_load", {**spec, "writes": []}, env)
+        lines[str(count)] = line
         _remove_vault(path)
     return lines
 
