@@ -160,13 +160,13 @@ class EmbeddingSpace:
             vectors.mark_all_spaces_incomplete(conn)
             self.ready = False
             return
-        assert self.embedder is not None and self.index is not None
-        coded = vector_codes.quantize(vector)
+        index = self.index
+        assert self.embedder is not None and index is not None
+        coded = vector_codes.quantize(vector)  # once: for the row and for the index
         rowid = vectors.store(conn, self.embedder.identity, seq, coded)
         # The other embedders' spaces now lack this memory: each needs a rebuild before use.
         vectors.mark_other_spaces_incomplete(conn, self.embedder.identity)
-        index = self.index
-        self._vault.after_commit(lambda: index.add(seq, vector, scope, status, rowid, coded))
+        self._vault.after_commit(lambda: index.add_coded(seq, coded, scope, status, rowid))
 
     def status_changed(self, seq: int, status: str) -> None:
         if self.index is not None:
@@ -277,7 +277,6 @@ def _compact(vault: Vault, space: str, dim: int) -> None:
     with vault.read() as conn:
         if vectors.space_encoding(conn, space) != vector_codes.FLOAT32:
             return
-    with vault.read() as conn:
         last = vectors.last_vector_rowid(conn)
     after = 0
     while after < last:

@@ -23,7 +23,7 @@ FloatMatrix = npt.NDArray[np.float32]
 CodeMatrix = npt.NDArray[np.int8]
 Coded = tuple[CodeMatrix, FloatMatrix]  # codes (n, dim) and scales (n,), as ``quantize`` gives
 # How a space's rows are encoded (``embedding_spaces.encoding``): vaults before compact vectors
-# kept float32; their rows are converted once, at open (``vectors.compact_space``).
+# kept float32; their rows are converted once, at open (``vectors.compact_rows``).
 INT8 = "int8"
 FLOAT32 = "float32"
 _LEVELS = 127
@@ -44,13 +44,9 @@ def quantize(vectors: FloatMatrix) -> Coded:
 
 
 def row_bytes(codes: CodeMatrix, scales: FloatMatrix) -> bytes:
-    """The stored row of one vector's codes (shape (dim,) or (1, dim)) and scale."""
+    """The stored row of one vector: its codes (shape (dim,) or (1, dim)), then its scale as
+    little-endian float32."""
     return bytes(codes.tobytes() + np.asarray(scales, dtype="<f4").reshape(-1)[:1].tobytes())
-
-
-def encode(vector: FloatMatrix) -> bytes:
-    """One vector's row in the vault: its codes, then its scale (little-endian float32)."""
-    return row_bytes(*quantize(vector))
 
 
 def decode(blob: bytes, dim: int) -> FloatMatrix:
@@ -61,6 +57,13 @@ def decode(blob: bytes, dim: int) -> FloatMatrix:
     codes, scales = split_rows(blob, dim)
     one: FloatMatrix = dequantize(codes, scales)[0]
     return one
+
+
+def coded_row(blob: bytes, dim: int) -> Coded:
+    """A stored row as codes and scale, whichever encoding wrote it (a float32 row is coded)."""
+    if len(blob) == dim * 4:
+        return quantize(np.frombuffer(blob, dtype="<f4"))
+    return split_rows(blob, dim)
 
 
 def split_rows(blob: bytes, dim: int) -> tuple[CodeMatrix, FloatMatrix]:

@@ -280,7 +280,7 @@ class VectorIndex:
             (self._seen_rowid, self.space),
         ).fetchall()
         for rowid, seq, blob, scope, status in rows:
-            self.add(seq, vector_codes.decode(blob, self.dim), scope, status)
+            self.add_coded(seq, vector_codes.coded_row(blob, self.dim), scope, status)
             with self._lock:
                 self._seen_rowid = max(self._seen_rowid, rowid)
         return len(rows)
@@ -292,18 +292,18 @@ class VectorIndex:
         return int(self._row_by_seq[seq]) if 0 <= seq < len(self._row_by_seq) else -1
 
     def add(
-        self,
-        seq: int,
-        vector: FloatMatrix,
-        scope: str,
-        status: str,
-        rowid: int | None = None,
-        coded: Coded | None = None,
+        self, seq: int, vector: FloatMatrix, scope: str, status: str, rowid: int | None = None
     ) -> None:
-        """Add or replace one vector. ``rowid``, when it is the next row after those already
-        read, saves ``catch_up`` from reading this program's own writes back; ``coded``, the
-        vector's codes when the caller has them (it stored them), saves coding it again."""
-        codes, scales = coded if coded is not None else vector_codes.quantize(vector)
+        """Add or replace one vector (see ``add_coded``)."""
+        self.add_coded(seq, vector_codes.quantize(vector), scope, status, rowid)
+
+    def add_coded(
+        self, seq: int, coded: Coded, scope: str, status: str, rowid: int | None = None
+    ) -> None:
+        """Add or replace one vector given as its codes (``vector_codes.quantize``: a writer
+        that stored them, or a row read back). ``rowid``, when it is the next row after those
+        already read, saves ``catch_up`` from reading this program's own writes back."""
+        codes, scales = coded
         with self._lock:
             if rowid is not None and rowid == self._seen_rowid + 1:
                 self._seen_rowid = rowid
@@ -326,25 +326,14 @@ class VectorIndex:
             self._scopes[row] = self._scope_code(scope)
             self._statuses[row] = STATUS_CODES[status]
 
+    def _columns(self) -> tuple[npt.NDArray[Any], ...]:
+        """Every per-row array, in one order (``_grow`` copies them all)."""
+        return (self._codes, self._scales, self._signs, self._seqs, self._scopes, self._statuses)
+
     def _grow(self) -> None:
-        old: tuple[npt.NDArray[Any], ...] = (
-            self._codes,
-            self._scales,
-            self._signs,
-            self._seqs,
-            self._scopes,
-            self._statuses,
-        )
+        old = self._columns()
         self._allocate(max(_INITIAL_CAPACITY, len(self._seqs) * 2))
-        new: tuple[npt.NDArray[Any], ...] = (
-            self._codes,
-            self._scales,
-            self._signs,
-            self._seqs,
-            self._scopes,
-            self._statuses,
-        )
-        for before, after in zip(old, new, strict=True):
+        for before, after in zip(old, self._columns(), strict=True):
             after[: self._size] = before[: self._size]
 
     def set_status(self, seq: int, status: str) -> None:
@@ -367,10 +356,10 @@ class VectorIndex:
     def vectors_of(self, seqs: Iterable[int]) -> dict[int, FloatMatrix]:
         """The vectors of ``seqs`` (those indexed), as float32 again."""
         with self._lock:
-            known = [seq for seq in seqs if self._row_of(seq) >= 0]
-            rows = [self._row_of(seq) for seq in known]
+            found = [(seq, row) for seq in seqs if (row := self._row_of(seq)) >= 0]
+            rows = [row for _, row in found]
             vectors = vector_codes.dequantize(self._codes[rows], self._scales[rows])
-        return dict(zip(known, vectors, strict=True))
+        return dict(zip((seq for seq, _ in found), vectors, strict=True))
 
     def contains(self, seq: int) -> bool:
         return self._row_of(seq) >= 0

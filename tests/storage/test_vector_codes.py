@@ -35,15 +35,18 @@ def test_a_row_is_the_codes_then_the_scale_and_decodes_to_a_unit_vector() -> Non
     rng = np.random.default_rng(3)
     vector = rng.standard_normal(384).astype(np.float32)
     vector /= np.linalg.norm(vector)
-    blob = vector_codes.encode(vector)
+    blob = vector_codes.row_bytes(*quantize(vector))
     assert len(blob) == 384 + 4  # a quarter of float32's 1,536 bytes
     back = vector_codes.decode(blob, 384)
     assert back.dtype == np.float32 and back.shape == (384,)
     assert float(np.linalg.norm(back)) == pytest.approx(1.0, abs=1e-6)
     assert float(back @ vector) > 0.9999
-    # A float32 row (an older vault's) decodes too, told apart by its length.
+    # A float32 row (an older vault's) decodes too, told apart by its length, and is coded as
+    # a new row would be when the index reads it.
     wide = np.ascontiguousarray(vector, dtype="<f4").tobytes()
     assert np.array_equal(vector_codes.decode(wide, 384), vector)
+    for got, want in zip(vector_codes.coded_row(wide, 384), quantize(vector), strict=True):
+        assert np.array_equal(got, want)
 
 
 def test_a_zero_vector_stays_zero() -> None:
@@ -65,7 +68,10 @@ def test_codes_keep_the_models_cosines_and_rankings(embedder: MiniLMEmbedder) ->
 
 
 def _as_float32_vault(service: MemoryService, space: str) -> None:
-    """Turn the vault's rows back into what a vault made before compact vectors holds."""
+    """The sentences written, then the vault's rows turned back into what a vault made before
+    compact vectors holds."""
+    for i, sentence in enumerate(SENTENCES):
+        service.write("Note", f"Note {i}", sentence)
     with service._vault.write() as conn:
         rows = conn.execute("SELECT rowid, vector FROM vectors").fetchall()
         for rowid, blob in rows:
@@ -80,14 +86,12 @@ def test_a_float32_vault_is_converted_once_and_finds_the_same(
     vault_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for i, sentence in enumerate(SENTENCES):
-        service.write("Note", f"Note {i}", sentence)
+    space = embedder.identity
+    _as_float32_vault(service, space)
     before = [
         hit.id
         for hit in service.search("radio waves in the upper air", scopes=["personal"]).results
     ]
-    space = embedder.identity
-    _as_float32_vault(service, space)
     service.close()
 
     monkeypatch.setattr(vectors, "COMPACT_BATCH", 5)  # several batches, each committed
@@ -110,8 +114,6 @@ def test_an_interrupted_conversion_resumes(
     vault_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for i, sentence in enumerate(SENTENCES):
-        service.write("Note", f"Note {i}", sentence)
     space = embedder.identity
     _as_float32_vault(service, space)
     monkeypatch.setattr(vectors, "COMPACT_BATCH", 5)
