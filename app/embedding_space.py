@@ -109,8 +109,9 @@ class EmbeddingSpace:
         return not self._loaded.is_set()
 
     def answers_without_vectors(self) -> bool:
-        """A search now answers from the words alone: the index is loading in the background."""
-        return self._answers_while_loading and self.loading
+        """A search now answers from the words alone: the index is loading in the background,
+        or that load failed (the note says why; what needs the index raises the error)."""
+        return self._answers_while_loading and (self.loading or self._load_error is not None)
 
     def wait_until_loaded(self) -> None:
         self._loaded.wait()
@@ -124,15 +125,15 @@ class EmbeddingSpace:
         without it because the index is loading (``answers_without_vectors``)."""
         if self.embedder is None:
             return "vector search is off: no embedder is loaded"
-        if still_loading:
-            return (
-                "vector search is still loading: these results match your words only, "
-                "and results by meaning join them in a moment"
-            )
         if self._loaded.is_set() and self._load_error is not None:
             return (
                 f"vector search is off: the vectors could not be read ({self._load_error}); "
                 "`cairn doctor` checks the vault"
+            )
+        if still_loading:
+            return (
+                "vector search is still loading: these results match your words only, "
+                "and results by meaning join them in a moment"
             )
         if not self.ready:
             # After a change of model too: the old vectors are of another space, never mixed in.

@@ -97,3 +97,33 @@ def test_closing_while_the_vectors_load_stops_the_load(
     threading.Timer(0.2, gate.set).start()
     service.close()  # returns once the loader has stopped: nothing reads the closed vault
     assert service._space._index is None
+
+
+def test_a_load_that_fails_leaves_the_words_and_says_why(
+    vault_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    """The vault's scan connection fails while the window's open loads the vectors (a file
+    gone unreadable): searches still answer from the words, the note names the failure, and
+    a write, which needs the index, raises it rather than storing half a memory."""
+    with compose.create_vault(vault_path, PASSPHRASE, embedder=embedder) as made:
+        made.write("Note", "Sourdough", "Flour, water, salt and a starter fed the night before.")
+    vault = Vault.open(vault_path, PASSPHRASE)
+
+    def unreadable(**options: Any) -> Any:
+        raise OSError("the disk holding the vault stopped answering")
+
+    vault.new_read_only_connection = unreadable  # type: ignore[method-assign]
+    service = compose.service_for(vault, embedder, ExtractionSettings(), vectors_in_background=True)
+    try:
+        service.wait_for_vectors()
+        found = service.search("sourdough starter", scopes=SCOPES)
+        assert [hit.title for hit in found.results] == ["Sourdough"]
+        assert not found.vector_search
+        assert any(
+            "could not be read" in note and "stopped answering" in note for note in found.notes
+        )
+        with pytest.raises(OSError, match="stopped answering"):
+            service.write("Note", "Boiler", "The boiler needs a new valve next winter.")
+        assert [hit.title for hit in service.search("boiler", scopes=SCOPES).results] == []
+    finally:
+        service.close()
