@@ -68,7 +68,7 @@ class Vault:
             writer = connection.connect(path, key, create=True)
             migrate(writer, path)
         except BaseException:
-            _remove_partial(path)
+            remove_vault_files(path)
             raise
         return cls(path, key, writer)
 
@@ -312,8 +312,9 @@ def _salt_of_existing(path: Path) -> bytes:
     return salt
 
 
-def _remove_partial(path: Path) -> None:
-    """A vault whose creation failed half-way is removed so a retry starts clean."""
+def remove_vault_files(path: Path) -> None:
+    """Remove a vault's file and its sidecars: one whose creation failed half-way, so a retry
+    starts clean (or, by ``cairn import``, a vault it made and could not fill)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         leftover = path.with_name(path.name + suffix)
         leftover.unlink(missing_ok=True)

@@ -52,6 +52,33 @@ def open_service(
     return compose.open_vault(path, passphrase, with_embedder=with_embedder, load_embedder=load)
 
 
+def create_service(args: argparse.Namespace, path: Path) -> MemoryService:
+    """A new vault at ``path``, its passphrase asked twice (``cairn init``, ``cairn import``)."""
+    if not args.vault and not os.environ.get("CAIRN_VAULT"):
+        compose.Config.from_environment().ensure_data_dir()
+    passphrase = ask(f"New passphrase for {path}: ", "CAIRN_PASSPHRASE", twice=True)
+    if not passphrase:
+        raise InvalidRequest("Choose a passphrase: an empty one would leave the vault open.")
+    return compose.create_vault(path, passphrase)
+
+
+class ProgressLine:
+    """A long run's ``done/total`` on one rewritten stderr line, left out with ``--json`` and
+    when stderr is not a terminal (a log would fill with carriage returns)."""
+
+    def __init__(self, args: argparse.Namespace, doing: str) -> None:
+        self._doing = doing
+        self._shown = not args.json and sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._shown and total:
+            print(f"\r{self._doing} {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self._shown:
+            print(file=sys.stderr)
+
+
 def scopes_of(service: MemoryService, args: argparse.Namespace) -> list[str]:
     return list(args.scope) if getattr(args, "scope", None) else service.scopes()
 

@@ -30,7 +30,9 @@ from cairn.app.cli import (
     watch,
 )
 from cairn.app.cli.common import (
+    ProgressLine,
     ask,
+    create_service,
     emit,
     highlight,
     one_line,
@@ -52,13 +54,7 @@ VERSION = "0.1.0"
 
 def cmd_init(args: argparse.Namespace) -> int:
     path = vault_path(args)
-    if not args.vault and not os.environ.get("CAIRN_VAULT"):
-        compose.Config.from_environment().ensure_data_dir()
-    passphrase = ask(f"New passphrase for {path}: ", "CAIRN_PASSPHRASE", twice=True)
-    if not passphrase:
-        raise InvalidRequest("Choose a passphrase: an empty one would leave the vault open.")
-    service = compose.create_vault(path, passphrase)
-    service.close()
+    create_service(args, path).close()
     emit(args, {"vault": str(path), "created": True}, lambda: print(f"Created {path}"))
     return 0
 
@@ -320,14 +316,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    def progress(done: int, total: int) -> None:
-        if not args.json and total:
-            print(f"\rembedding {done}/{total}", end="", file=sys.stderr, flush=True)
-
+    progress = ProgressLine(args, "embedding")
     with open_service(args) as service:
         count = service.rebuild_vectors(progress)
-    if not args.json:
-        print(file=sys.stderr)
+    progress.end()
     emit(args, {"embedded": count}, lambda: print(f"{count} memories embedded."))
     return 0
 

@@ -4,16 +4,14 @@ export back into a new vault."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cairn.app import compose
-from cairn.app.cli.common import ask, emit, open_service, vault_path
+from cairn.app.cli.common import ProgressLine, create_service, emit, open_service, vault_path
 from cairn.app.errors import InvalidRequest
 from cairn.app.portability.exporting import FORMATS, PLAINTEXT_WARNING
-from cairn.app.service import MemoryService
+from cairn.storage.vault import remove_vault_files
 
 Verb = Callable[..., argparse.ArgumentParser]
 
@@ -23,17 +21,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     # chose plaintext, and should know it.
     print(f"note: {PLAINTEXT_WARNING}", file=sys.stderr)
 
-    def progress(done: int, total: int) -> None:
-        if not args.json and total and sys.stderr.isatty():
-            print(f"\rexporting {done}/{total}", end="", file=sys.stderr, flush=True)
-
+    progress = ProgressLine(args, "exporting")
     # No model: an export reads what is stored and embeds nothing.
     with open_service(args, with_embedder=False) as service:
         report = service.export(
             args.dest, format=args.format, scopes=args.scope or None, progress=progress
         )
-    if not args.json and sys.stderr.isatty():
-        print(file=sys.stderr)
+    progress.end()
 
     def human() -> None:
         where = report.file or report.path
@@ -60,21 +54,16 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InvalidRequest(f"There is no file {source}.")
     path = vault_path(args)
     created = not path.exists()
-    service = _new_vault(args, path) if created else open_service(args)
-
-    def embedding(done: int, total: int) -> None:
-        if not args.json and total and sys.stderr.isatty():
-            print(f"\rembedding {done}/{total}", end="", file=sys.stderr, flush=True)
-
+    service = create_service(args, path) if created else open_service(args)
+    embedding = ProgressLine(args, "embedding")
     try:
         with service:
             report = service.import_jsonl(source, embed_progress=embedding)
     except BaseException:
         if created:  # the vault this command made holds nothing: it goes with the failure
-            _remove_new_vault(path)
+            remove_vault_files(path)
         raise
-    if not args.json and sys.stderr.isatty():
-        print(file=sys.stderr)
+    embedding.end()
 
     def human() -> None:
         counts = report.counts
@@ -90,20 +79,6 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     emit(args, {"vault": str(path), "created": created, **report.as_dict()}, human)
     return 0
-
-
-def _remove_new_vault(path: Path) -> None:
-    for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
-        leftover.unlink(missing_ok=True)
-
-
-def _new_vault(args: argparse.Namespace, path: Path) -> MemoryService:
-    if not args.vault and not os.environ.get("CAIRN_VAULT"):
-        compose.Config.from_environment().ensure_data_dir()
-    passphrase = ask(f"New passphrase for {path}: ", "CAIRN_PASSPHRASE", twice=True)
-    if not passphrase:
-        raise InvalidRequest("Choose a passphrase: an empty one would leave the vault open.")
-    return compose.create_vault(path, passphrase)
 
 
 def register(verb: Verb, scoped: argparse.ArgumentParser) -> None:
