@@ -121,12 +121,8 @@ class NodeStore:
         return dict(zip(unknown, self._space.embedder.embed(unknown), strict=True))
 
     def index_names(self, conn: Connection, row: NodeRow) -> None:
-        if self._pack.node_types[row["type"]].family != "entity":
-            return
-        attrs = json.loads(row["attrs"])
-        aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
-        entries, grams = resolver.index_entries(row["title"], aliases)
-        name_index.replace(conn, row["seq"], row["scope"], entries, grams)
+        if self._pack.node_types[row["type"]].family == "entity":
+            index_entity_names(conn, row)
 
     def reindex_text(self, conn: Connection, row: NodeRow) -> str:
         """Refresh a node's full-text entry (its text or addenda changed); returns the text."""
@@ -260,3 +256,11 @@ def attrs_json(attrs: dict[str, Any]) -> str:
         raise InvalidRequest(
             f"Attributes must be plain text, numbers, yes/no or lists: {exc}."
         ) from None
+
+
+def index_entity_names(conn: Connection, row: Mapping[str, Any]) -> None:
+    """An entity's title and aliases into the name index the resolver looks names up in."""
+    attrs = json.loads(row["attrs"])
+    aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
+    entries, grams = resolver.index_entries(row["title"], aliases)
+    name_index.replace(conn, row["seq"], row["scope"], entries, grams)

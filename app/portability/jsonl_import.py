@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from cairn.app import memory_settings, receipts
-from cairn.app.dedup import resolver
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import SCOPE_NAME, CairnError, InvalidRequest, PackError
-from cairn.app.nodes import attrs_json
+from cairn.app.nodes import attrs_json, index_entity_names
 from cairn.app.packs import Pack
 from cairn.app.portability import jsonl_export
 from cairn.app.text import searchable_text
-from cairn.storage import dedup_rows, export_rows, fulltext, name_index, records
+from cairn.storage import dedup_rows, export_rows, fulltext, records
 from cairn.storage.connection import Connection, translated
 from cairn.storage.sentinel import ENGINE_SCOPE, SENTINEL_ID
 from cairn.storage.vault import Vault
@@ -306,9 +305,7 @@ class _Restore:
                 text = searchable_text(row["title"], row["body"], attrs, addenda.get(row["id"], []))
                 fulltext.index(self.conn, row["seq"], text)
                 if row["type"] in (self.entity_types or ()):
-                    aliases = [a for a in attrs.get("aliases", []) if isinstance(a, str)]
-                    entries, grams = resolver.index_entries(row["title"], aliases)
-                    name_index.replace(self.conn, row["seq"], row["scope"], entries, grams)
+                    index_entity_names(self.conn, row)
 
 
 def pack_from(data: dict[str, Any]) -> Pack:
