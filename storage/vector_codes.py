@@ -6,10 +6,10 @@ takes a quarter of the room in the file and in memory: 1M memories hold about 40
 1.5 GB. The scale is one over the codes' length, so ``codes * scale`` is a unit vector again and
 a dot product with a unit query is a cosine. Rounding moves a cosine by about 1e-3; on the
 Vaswani abstracts and the dev conversations the top 30 by these codes hold over 99% of the top 30
-by the float32 vectors (``python -m bench.quality`` reports it).
+by the float32 vectors (``make bench-quality`` reports it).
 
 The sign bits (one per dimension, SimHash) are derived, never stored: they pick the shortlist a
-large index scores (see ``vectors.VectorIndex.search``).
+large index scores (see ``vector_index.VectorIndex.search``).
 """
 
 from __future__ import annotations
