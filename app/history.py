@@ -33,15 +33,29 @@ class HistoryKeeper:
         self._pack = pack
         self._space = space
 
-    def supersede(self, old_id: str, new_id: str, scopes: list[str]) -> History:
+    def supersede(
+        self, old_id: str, new_id: str, scopes: list[str], *, carry_links: bool = True
+    ) -> History:
         with self._vault.write() as conn:
-            return self.supersede_in(conn, old_id, new_id, scopes)
+            return self.supersede_in(conn, old_id, new_id, scopes, carry_links=carry_links)
 
     def supersede_in(
-        self, conn: Connection, old_id: str, new_id: str, scopes: list[str]
+        self,
+        conn: Connection,
+        old_id: str,
+        new_id: str,
+        scopes: list[str],
+        *,
+        carry_links: bool = True,
     ) -> History:
         """``supersede`` within a write transaction the caller holds (an edit writes the new
-        version and supersedes the old one in one)."""
+        version and supersedes the old one in one).
+
+        ``carry_links``: the old version's links (both ways: what links to it, what it links
+        to, the passages ``part_of`` it) move to the new version, since a link is about the
+        memory, not about one wording of it: the note a reading list points at is still that
+        note once edited. Only the history chain stays where it is. An ingest of a changed
+        file says False: the new file's text states its own links and passages."""
         if old_id == new_id:
             raise InvalidRequest("A memory cannot supersede itself.")
         rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
@@ -96,6 +110,8 @@ class HistoryKeeper:
                 "created_at": at,
             },
         )
+        if carry_links:
+            graph_rows.move_edges(conn, old_id, new_id, (EDGE,))
         dedup_rows.close_review_items_of(conn, old_id, "superseded", at)
         receipts.append(conn, "supersede", {"nodes": 2})
         return self._history(conn, new_id, scopes)

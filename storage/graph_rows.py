@@ -53,6 +53,22 @@ def delete_edge(conn: Connection, seq: int) -> None:
     conn.execute("DELETE FROM edges WHERE seq = ?", (seq,))
 
 
+def move_edges(conn: Connection, old_id: str, new_id: str, keep_types: Sequence[str]) -> int:
+    """Point every edge of ``old_id`` at ``new_id`` instead, both ways, but those of
+    ``keep_types`` and those between the two. An edge ``new_id`` already has stays where it
+    is (the same link is not made twice). Returns how many moved."""
+    kept = placeholders(keep_types) if keep_types else "NULL"
+    moved = 0
+    for near, far in (("src", "dst"), ("dst", "src")):
+        cursor = conn.execute(
+            f"UPDATE OR IGNORE edges SET {near} = ? WHERE {near} = ? AND {far} <> ? "
+            f"AND type NOT IN ({kept})",
+            (new_id, old_id, new_id, *keep_types),
+        )
+        moved += cursor.rowcount
+    return moved
+
+
 def newest_edge_source(conn: Connection, node_id: str, edge_type: str) -> str | None:
     """The source of the newest ``edge_type`` edge pointing at ``node_id``."""
     row = conn.execute(

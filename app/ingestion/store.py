@@ -367,7 +367,7 @@ class DocumentStore:
         the note's links now (a link removed from the note is removed from the graph)."""
         scopes = [self._scope]
         if graph_rows.status_of(conn, old_document) not in (None, "superseded"):
-            self._history.supersede(old_document, new_document, scopes)
+            self._history.supersede(old_document, new_document, scopes, carry_links=False)
         for edge in graph_rows.edges_of(conn, old_document, links.EDGE):
             if edge["src"] == old_document and edge["rationale"] in links.LINK_RATIONALES:
                 graph_rows.delete_edge(conn, edge["seq"])

@@ -143,3 +143,57 @@ class _Terminal(io.StringIO):
 
     def isatty(self) -> bool:
         return True
+
+
+def _links(service: MemoryService, node_id: str) -> set[tuple[str, str, str]]:
+    """(direction, type, title of the other end) of every link a memory shows."""
+    detail = service.get([node_id], scopes=ALL).nodes[0]
+    return {(e.direction, e.type, e.other_title) for e in detail.edges}
+
+
+def test_an_edited_note_keeps_every_link_both_ways(service: MemoryService, tmp_path: Path) -> None:
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    (folder / "Reading list.md").write_text("Next up: [[Harbour history]].\n", encoding="utf-8")
+    (folder / "Harbour history.md").write_text(
+        "# Harbour history\n\nThe old pier was built in 1884. See [[Ferry times]].\n",
+        encoding="utf-8",
+    )
+    (folder / "Ferry times.md").write_text("The ferry leaves at 7:40.\n", encoding="utf-8")
+    service.ingest([folder])
+    [old] = [
+        n
+        for n in service.list_memories(scopes=ALL, types=["Document"], limit=50)
+        if n.title == "Harbour history"
+    ]
+    before = _links(service, old.id)
+    assert ("in", "references", "Reading list") in before
+    assert ("out", "references", "Ferry times") in before
+    assert any(d == "in" and t == "part_of" for d, t, _ in before)  # its passage
+
+    versions = service.revise(old.id, "Harbour history", "The pier dates from 1884.", scopes=ALL)
+    new = versions.chain[versions.position]
+    after = _links(service, new.id)
+    assert before <= after  # every link the note had, both ways, now on its newest version
+    assert ("out", "supersedes", "Harbour history") in after
+    # The old version is history: it keeps only its place in the chain.
+    assert _links(service, old.id) == {("in", "supersedes", "Harbour history")}
+    # The graph from the reading list leads to the version that stands now.
+    [reading] = [
+        n
+        for n in service.list_memories(scopes=ALL, types=["Document"], limit=50)
+        if n.title == "Reading list"
+    ]
+    reached = {r.id for r in service.traverse(reading.id, scopes=ALL).nodes}
+    assert new.id in reached and old.id not in reached
+
+
+def test_a_supersede_moves_the_links_to_the_new_version(service: MemoryService) -> None:
+    landlord = service.write("Person", "Mara Lind").node
+    old = service.write("Fact", "Rent", "The rent is 900 a month.").node
+    new = service.write("Fact", "Rent now", "The rent is 950 a month from May.").node
+    assert landlord is not None and old is not None and new is not None
+    service.link(old.id, landlord.id, "involves", scopes=ALL)
+    service.supersede(old.id, new.id, scopes=ALL)
+    assert ("out", "involves", "Mara Lind") in _links(service, new.id)
+    assert ("out", "involves", "Mara Lind") not in _links(service, old.id)

@@ -136,6 +136,43 @@ def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: S
     assert len(service.history(new_id, scopes=service.scopes()).chain) == 3
 
 
+def test_an_edited_ingested_note_keeps_its_links(
+    qtbot: Any, open_session: Session, tmp_path: Path
+) -> None:
+    """Edit and Save on a note read from a notes folder: the new version shows every link the
+    old one had, the reading list's link to it among them."""
+    service = service_of(open_session)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "Reading list.md").write_text("Next: [[Harbour history]].\n", encoding="utf-8")
+    (folder / "Harbour history.md").write_text(
+        "The old pier was built in 1884. See [[Ferry times]].\n", encoding="utf-8"
+    )
+    (folder / "Ferry times.md").write_text("The ferry leaves at 7:40.\n", encoding="utf-8")
+    service.ingest([folder])
+    [note] = [
+        n
+        for n in service.list_memories(scopes=service.scopes(), types=["Document"])
+        if n.title == "Harbour history"
+    ]
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, note.id)
+    before = set(pane.links_list.labels())
+    assert "← references: Reading list" in before and "→ references: Ferry times" in before
+
+    def fill_and_save() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, EditDialog)
+        dialog.body_field.setPlainText("The pier dates from 1884. See [[Ferry times]].")
+        dialog.accept()
+
+    QTimer.singleShot(0, fill_and_save)
+    act(qtbot, pane, pane.edit_button.click, "edit")
+    assert pane.current_node_id != note.id
+    after = set(pane.links_list.labels())
+    assert before <= after, before - after
+
+
 def test_supersede_and_link_actions(qtbot: Any, open_session: Session) -> None:
     ids = seed(open_session)
     service = service_of(open_session)
