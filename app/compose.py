@@ -19,6 +19,8 @@ from cairn.app.embedding_model import Embedder, default_embedder
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.packs import DEFAULT_PACK, Pack
+from cairn.app.portability import leftovers
+from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.service import MemoryService
 from cairn.storage import records
 from cairn.storage.vault import Vault
@@ -42,9 +44,20 @@ class Config:
     def default_vault(self) -> Path:
         return self.data_dir / "vault.cairn"
 
+    @property
+    def export_ledger(self) -> ExportLedger:
+        """Where exports in progress record their staging folders (``leftovers``)."""
+        return ExportLedger(self.data_dir / leftovers.FOLDER)
+
     def ensure_data_dir(self) -> Path:
         # 0700: the data dir holds the vault and nothing in it is anyone else's business.
         return private_dir(self.data_dir)
+
+
+def sweep_unfinished_exports() -> list[leftovers.Swept]:
+    """Remove what exports that were killed left in their staging folders (every command
+    and the window call this at start, and tell the person what went)."""
+    return Config.from_environment().export_ledger.sweep()
 
 
 def private_dir(path: Path) -> Path:
@@ -142,7 +155,8 @@ def service_for(
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
     sentinel.ensure(vault, pack)  # a vault made before the sentinel existed
     space = EmbeddingSpace(vault, embedder, load_in_background=vectors_in_background)
-    return MemoryService(vault, pack, space, extraction, open_in_child=service_for)
+    exports = Config.from_environment().export_ledger
+    return MemoryService(vault, pack, space, extraction, open_in_child=service_for, exports=exports)
 
 
 def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:

@@ -40,6 +40,7 @@ from cairn.app.models import (
     WriteResult,
 )
 from cairn.app.packs import NodeType, Pack
+from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.review import Review
 from cairn.app.service_upkeep import VaultUpkeep
 from cairn.app.writer import NewMemory, Writer
@@ -57,9 +58,12 @@ class MemoryService(VaultUpkeep):
         space: EmbeddingSpace,
         extraction: ExtractionSettings | None = None,
         open_in_child: ServiceFactory | None = None,
+        exports: ExportLedger | None = None,
     ) -> None:
         """``open_in_child`` builds the service of the vault a child process opens, for runs
-        apart (``ingest(separate_process=True)``); without it such a run is refused."""
+        apart (``ingest(separate_process=True)``); without it such a run is refused.
+        ``exports`` records where an export stages its plaintext (``portability.leftovers``);
+        without it an export is refused."""
         self._vault = vault
         self._pack = pack
         self._space = space
@@ -74,6 +78,7 @@ class MemoryService(VaultUpkeep):
         self._retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
         self._watcher = None  # watched folders, while the window asks (``start_watching``)
         self._watch_lock = threading.Lock()
+        self._exports = exports
 
     # -- writes -------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from cairn.app.ingestion.watching import BatchSink, FolderWatcher, ProblemSink
 from cairn.app.models import VerifyReport
 from cairn.app.packs import Pack
 from cairn.app.portability import exporting, jsonl_import
+from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.retention import PassReport, Proposal, Retention
 from cairn.app.tokens import Token
 from cairn.storage import fulltext, graph_rows, records, sentinel, vectors
@@ -38,6 +39,7 @@ class VaultUpkeep:
     _retention: Retention
     _watcher: FolderWatcher | None
     _watch_lock: threading.Lock  # a start in a worker and a stop at lock never cross
+    _exports: ExportLedger | None
 
     # -- scopes and settings ------------------------------------------------------------------
 
@@ -222,6 +224,8 @@ class VaultUpkeep:
         the new folder ``dest``: ``markdown`` (a notes folder) or ``jsonl`` (everything, for
         ``import_jsonl``). Owner-only files; the vault is only read. ``progress(done, total)``
         counts memories."""
+        if self._exports is None:
+            raise InvalidRequest("This service has no place to record an export in progress.")
         everything = self.scopes()
         chosen = self._scopes(scopes) if scopes is not None else everything
         return exporting.export(
@@ -232,6 +236,7 @@ class VaultUpkeep:
             format,
             chosen,
             whole=set(chosen) >= set(everything),
+            ledger=self._exports,
             progress=progress,
         )
 

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.ingestion.report import IngestReport
+from cairn.app.portability.leftovers import Swept
 from cairn.app.retention import PassReport
 from cairn.app.service import MemoryService
 from cairn.ui.autolock import AutoLock
@@ -273,6 +274,20 @@ class MainWindow(QMainWindow):
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
         self.notifier.notify(title, text)
+
+    def tell_unfinished_exports(self, swept: list[Swept]) -> QMessageBox:
+        """Say what Cairn removed at start: the plaintext an export left when it was killed
+        (or why it could not remove it)."""
+        failed = any(s.error is not None for s in swept)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning if failed else QMessageBox.Icon.Information,
+            "An export did not finish",
+            "\n\n".join(s.sentence() for s in swept),
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.open()
+        return box
 
     def set_busy(self, text: str | None) -> None:
         """Show work in progress in the status bar (None when it is done). While work runs,

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cairn.app import compose
+from cairn.app import compose, process_privacy
 from cairn.app.cli import (
     backup,
     doctor,
@@ -442,10 +442,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Before anything is read: a crash of this process must not write memory to a core file.
+    process_privacy.protect()
     # Ingest reads each file in a worker started with the spawn method, which in a frozen
     # (PyInstaller) build re-runs this program: the worker must branch off before any parsing.
     multiprocessing.freeze_support()
     args = build_parser().parse_args(argv)
+    # An export killed before it finished left plaintext beside its destination: it goes
+    # now, whatever this command is, and the person hears what went.
+    for swept in compose.sweep_unfinished_exports():
+        print(f"cairn: {swept.sentence()}", file=sys.stderr)
     try:
         return int(args.handler(args))
     except CairnError as error:

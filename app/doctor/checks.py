@@ -12,13 +12,14 @@ from __future__ import annotations
 import configparser
 import importlib.util
 import os
+import resource
 import shutil
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cairn.app import compose, embedding_model
+from cairn.app import compose, embedding_model, process_privacy
 from cairn.app.doctor.findings import FAIL, OK, WARN, Finding
 from cairn.app.doctor.qt import check_qt_plugins
 from cairn.ingest import ocr, whisper_model
@@ -68,6 +69,8 @@ def run_checks(situation: Situation) -> list[Finding]:
         check_data_dir,
         check_preferences,
         check_vault_file,
+        check_crash_dumps,
+        check_swap,
     ]
     return [check(situation) for check in checks]
 
@@ -225,6 +228,44 @@ def check_vault_file(situation: Situation) -> Finding:
             )
         return Finding(name, OK, f"no vault at {path} yet; cairn init makes one 0600")
     return _private(name, path, 0o600, folder=False)
+
+
+def check_crash_dumps(_: Situation) -> Finding:
+    """What a crash of a Cairn process would leave: every process calls
+    ``process_privacy.protect`` first, as this one did."""
+    name = "crash dumps"
+    held = process_privacy.protect()
+    if not held.complete:
+        limit = "unlimited" if held.core_limit == resource.RLIM_INFINITY else held.core_limit
+        return Finding(
+            name,
+            FAIL,
+            f"a crash could write memory to a core file (core size limit {limit}, "
+            f"dumpable {held.dumpable})",
+            "Run Cairn where it may lower its own core size limit (ulimit -c 0).",
+        )
+    how = "core size limit 0" + (
+        ", not dumpable" if held.dumpable is False else " (this system has no dumpable flag)"
+    )
+    return Finding(name, OK, f"off for every Cairn process ({how})")
+
+
+def check_swap(_: Situation) -> Finding:
+    name = "swap"
+    found = process_privacy.swap()
+    if found is None:
+        return Finding(name, OK, "this system does not say (no /proc/swaps)")
+    if not found.areas:
+        return Finding(name, OK, "no swap: memory never goes to the disk")
+    if found.unencrypted:
+        return Finding(
+            name,
+            WARN,
+            f"swap on {', '.join(found.unencrypted)} is not encrypted: what the system swaps "
+            "out of an open vault's memory may reach that disk in plaintext",
+            "Use encrypted swap (or zram), or turn swap off (sudo swapoff -a).",
+        )
+    return Finding(name, OK, f"swap on {', '.join(found.areas)} is encrypted")
 
 
 def _private(name: str, path: Path, wanted: int, *, folder: bool) -> Finding:

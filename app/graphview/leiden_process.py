@@ -21,6 +21,8 @@ import igraph
 import numpy as np
 import numpy.typing as npt
 
+from cairn.app import process_privacy
+
 TIMEOUT_S = 120.0
 PASSES = 2  # the child may take its time: the window does not wait for it
 
@@ -89,6 +91,7 @@ def run_leiden(count: int, pairs: npt.NDArray[np.int64], seed: int, passes: int)
 
 
 def _run(connection: Any, count: int, edges: bytes, seed: int) -> None:
+    process_privacy.protect()  # a spawned child is dumpable again: see process_privacy
     pairs = np.frombuffer(edges, dtype="<i8").reshape(-1, 2).astype(np.int64)
     membership = run_leiden(count, pairs, seed, PASSES)
     connection.send_bytes(np.asarray(membership, dtype="<i8").tobytes())

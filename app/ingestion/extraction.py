@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from cairn.app import process_privacy
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
 
@@ -247,6 +248,7 @@ class Stopped(Exception):
 
 def _serve(connection: Any, settings: ExtractionSettings) -> None:
     """The worker's loop: read a path, answer with a document or the reason it failed."""
+    process_privacy.protect()  # what it reads is plaintext: no core of it (process_privacy)
     # Ctrl+C reaches the whole process group; the app decides whether to stop, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
+from cairn.app import process_privacy
 from cairn.app.embedding_model import Embedder
 from cairn.app.errors import CairnError
 from cairn.app.ingestion.extraction import ExtractionSettings
@@ -230,6 +231,7 @@ class _Child:
 
 def _serve(pipe: Any) -> None:
     """The child: open the vault, run the ingest, send progress and then the report."""
+    process_privacy.protect()  # a spawned child is dumpable again: see process_privacy
     # Ctrl+C in a terminal reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(os, "nice"):

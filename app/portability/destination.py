@@ -5,7 +5,8 @@ writes into a hidden sibling, ``.<name>.partial-<hex>`` (0700), each file create
 start (``O_EXCL``: nothing is ever overwritten), and renames it to DEST when the last byte is
 written. A full disk, a permission error or a cancel removes the sibling: what is at DEST is
 either a whole export or nothing. A process killed mid-way leaves only the ``.partial-`` folder,
-named for what it is.
+and the ledger (``leftovers``) has its path from before it was made: the next run of Cairn
+removes it and says so.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import os
 import secrets
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO
 
 from cairn.app.errors import InvalidRequest
+from cairn.app.portability.leftovers import ExportLedger
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
@@ -47,26 +49,29 @@ def check_destination(dest: Path) -> Path:
 
 
 @contextmanager
-def staged_folder(dest: Path) -> Iterator[Path]:
+def staged_folder(dest: Path, ledger: ExportLedger) -> Iterator[Path]:
     """A private folder to write the export into; renamed to ``dest`` when the block ends
-    without an error, removed with everything in it when it does not."""
+    without an error, removed with everything in it when it does not. Its path is in
+    ``ledger`` before it exists and until it is renamed or removed."""
     dest = check_destination(dest)
     staging = dest.parent / f".{dest.name}.partial-{secrets.token_hex(6)}"
-    try:
-        staging.mkdir(mode=FOLDER_MODE)
-        staging.chmod(FOLDER_MODE)  # mkdir's mode is narrowed by the umask: set it exactly
-    except OSError as exc:
-        raise _failed(exc, dest) from exc
-    try:
-        yield staging
-        if dest.is_dir():
-            dest.rmdir()  # still empty (checked above): the complete export takes its place
-        staging.rename(dest)
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, OSError):
+    with ExitStack() as held:
+        try:
+            held.enter_context(ledger.holding(staging))
+            staging.mkdir(mode=FOLDER_MODE)
+            staging.chmod(FOLDER_MODE)  # mkdir's mode is narrowed by the umask: set it exactly
+        except OSError as exc:
             raise _failed(exc, dest) from exc
-        raise
+        try:
+            yield staging
+            if dest.is_dir():
+                dest.rmdir()  # still empty (checked above): the complete export takes its place
+            staging.rename(dest)
+        except BaseException as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise _failed(exc, dest) from exc
+            raise
 
 
 def private_file(path: Path) -> IO[str]:

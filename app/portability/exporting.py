@@ -14,6 +14,7 @@ from cairn.app.errors import InvalidRequest
 from cairn.app.packs import Pack
 from cairn.app.portability import jsonl_export, markdown_export
 from cairn.app.portability.destination import check_destination, private_file, staged_folder
+from cairn.app.portability.leftovers import ExportLedger
 from cairn.storage import export_rows, graph_rows
 from cairn.storage.vault import Vault
 
@@ -56,9 +57,11 @@ def export(
     scopes: Sequence[str],
     *,
     whole: bool,
+    ledger: ExportLedger,
     progress: Progress | None = None,
 ) -> ExportReport:
-    """Write the memories of ``scopes`` to the new folder ``dest`` in ``fmt``."""
+    """Write the memories of ``scopes`` to the new folder ``dest`` in ``fmt``; ``ledger``
+    keeps the staging folder's path until it is DEST (see ``leftovers``)."""
     if fmt not in FORMATS:
         raise InvalidRequest(f"The export formats are {' and '.join(FORMATS)}; not {fmt!r}.")
     dest = check_destination(dest)  # before anything is read
@@ -72,7 +75,7 @@ def export(
 
         written(0)
         file = None
-        with staged_folder(dest) as folder:
+        with staged_folder(dest, ledger) as folder:
             if fmt == "jsonl":
                 with private_file(jsonl_export.export_file(folder)) as out:
                     counts = jsonl_export.write(

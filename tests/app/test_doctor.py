@@ -52,12 +52,15 @@ def test_every_check_passes_on_this_machine(capsys: pytest.CaptureFixture[str]) 
         "data dir",
         "window settings",
         "vault file",
+        "crash dumps",
+        "swap",
     }
     assert {name: f["status"] for name, f in findings.items() if f["status"] != "ok"} == {}
     assert "SQLCipher 4." in findings["sqlcipher"]["detail"]
     assert "kdf_iter=256000" in findings["sqlcipher"]["detail"]
     assert "eng" in findings["tesseract"]["detail"] and "osd" in findings["tesseract"]["detail"]
     assert embedding_model.MODEL_SHA256[:8] in findings["embedder"]["detail"]
+    assert findings["crash dumps"]["detail"].startswith("off for every Cairn process")
     # Doctor writes nothing: the data dir is still not there, no Whisper model was joined.
     assert not compose.Config.from_environment().data_dir.exists()
 
@@ -65,7 +68,7 @@ def test_every_check_passes_on_this_machine(capsys: pytest.CaptureFixture[str]) 
 def test_the_human_report_is_one_line_a_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 9
+    assert len(lines) == 11
     assert all(line.startswith("ok ") for line in lines), lines
 
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
+from cairn.app.portability.leftovers import Swept
 from cairn.storage.errors import VaultClosed
 from cairn.ui.capture import QuickCaptureDialog
 from cairn.ui.main_window import MainWindow
@@ -219,3 +220,17 @@ def test_every_panel_is_in_the_window(window: MainWindow) -> None:
     for name in ("review", "graph", "ingest"):
         scroll = workspace.docks[name].widget()
         assert scroll.widget() is workspace.panels[name]
+
+
+def test_the_window_says_what_a_killed_export_left_and_cairn_removed(
+    window: MainWindow,
+) -> None:
+    removed = Swept("/home/me/Sync/.notes.partial-0123456789ab", 9370, 159_000_000)
+    stuck = Swept("/media/usb/.all.partial-ba9876543210", 3, 1200, "Read-only file system")
+    box = window.tell_unfinished_exports([removed, stuck])
+    assert box.isVisible()
+    text = box.text()
+    assert "Removed the plaintext files" in text and "9,370 files, 159.0 MB" in text
+    assert "could not remove them (Read-only file system)" in text
+    assert "Delete that folder yourself" in text
+    box.close()
