@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cairn.app.cli.common import emit, open_service
+from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 
 Verb = Callable[..., argparse.ArgumentParser]
@@ -17,6 +18,7 @@ SOURCE_STATES = ("ingested", "failed", "duplicate", "missing")
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    lower_priority()  # the person's other programs (a `cairn add`, the window) come first
     cancel = CancelToken()
 
     def stop(signum: int, frame: Any) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from cairn.app.cli.common import after_nested_verb, emit, open_service
 from cairn.app.cli.ingest import describe
+from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import WatchBatch
@@ -46,6 +47,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Watch until Ctrl-C: first a catch-up of each folder, then each batch of changes."""
+    lower_priority()  # what is read in the background yields to what the person does
     stop = threading.Event()
     cancel = CancelToken()
 

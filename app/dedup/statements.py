@@ -75,9 +75,14 @@ _FOLD = str.maketrans(
 )
 
 
+@lru_cache(maxsize=4096)  # the gate folds the same candidates' texts for write after write
 def fold_accents(text: str) -> str:
     """NFKD, then drop the combining marks: "Zoë" -> "Zoe", "ﬁ" -> "fi", no-break space -> space."""
+    if text.isascii():  # nothing to fold: the common case, and a long passage's cost
+        return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    if decomposed.isascii():
+        return decomposed
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 

@@ -57,11 +57,18 @@ from cairn.storage.errors import RowRejected
 from cairn.storage.vault import Vault
 
 # A batch closes at this many passages or files, whichever comes first: big enough that the
-# commit's cost is shared, small enough that a kill loses little. A document with more passages
-# than a batch is written in parts of this size, each its own transaction, so a concurrent
-# writer waits at most for one part (about a second) and never reports the vault busy.
+# commit's cost is shared, small enough that a kill loses little. A longer document is embedded
+# in parts of BATCH_PASSAGES and written in parts of its own.
 BATCH_PASSAGES = 256
 BATCH_FILES = 32
+# A document of more passages than this is written in parts (``store`` resumes one a kill
+# stopped), never whole in one transaction: the dedup gate weighs each passage inside the
+# write lock, a few milliseconds each on a quiet machine and ten times that on a loaded one.
+WHOLE_PASSAGES = 64
+# A transaction of an ingest takes no new file or passage after this long, so that another
+# writer (a `cairn add`, an edit in the window, whose wait for the lock ends at 5 s with
+# "busy") waits about this long plus one passage's or short file's write.
+WRITE_SLICE_S = 0.5
 # Whether the next file is read while the last is embedded (see ``_Run.execute``); off only in
 # the benchmark's "before" run.
 READ_AHEAD = True
@@ -316,7 +323,7 @@ class _Run:
         cut = total > len(passages) and prepared.owners
         kept_parts = prepared.owners[-1] + 1 if cut else None
         prepared.parts = parts.prepare(document, planned, self._in._pack)[:kept_parts]
-        short = len(passages) <= BATCH_PASSAGES
+        short = len(passages) <= WHOLE_PASSAGES
         # The texts the writer would embed: the Document's searchable text, the new names', and
         # for a short document each passage's.
         texts = [searchable_text(title, "", attrs), *(c.name for c in found)]
@@ -352,18 +359,28 @@ class _Run:
         return [None] * len(texts) if embedder is None else list(embedder.embed(texts))
 
     def _flush(self) -> None:
+        """Write the batch, a few files to a transaction (see ``WRITE_SLICE_S``); each file is
+        whole in one."""
         if not self._batch:
             return
         self._emit("writing", None)
-        with self._in._vault.write() as conn:
-            outcomes = [self._store_alone(conn, prepared) for prepared in self._batch]
-            stored = [o for o in outcomes if o.state != "failed"]
-            receipts.append(
-                conn,
-                "ingest",
-                {"files": len(stored), "passages": sum(o.passages for o in stored)},
-            )
-        self._report.files.extend(outcomes)
+        pending = self._batch
+        while pending:
+            with self._in._vault.write() as conn:
+                until = time.monotonic() + WRITE_SLICE_S
+                outcomes = []
+                for prepared in pending:
+                    outcomes.append(self._store_alone(conn, prepared))
+                    if time.monotonic() > until:
+                        break
+                stored = [o for o in outcomes if o.state != "failed"]
+                receipts.append(
+                    conn,
+                    "ingest",
+                    {"files": len(stored), "passages": sum(o.passages for o in stored)},
+                )
+            self._report.files.extend(outcomes)
+            pending = pending[len(outcomes) :]
         self._batch = []
         self._emit("writing", None)
 
@@ -402,11 +419,13 @@ class _Run:
                 self._emit("embedding", planned.source)
                 vectors = self._embed([prepared.passage_text(p) for p in part])
                 self._emit("writing", planned.source)
-                with vault.write() as conn:
-                    self._store.store_passages(
-                        conn, prepared, started, list(zip(part, vectors, strict=True))
-                    )
-                    receipts.append(conn, "ingest", {"files": 0, "passages": len(part)})
+                pending = list(zip(part, vectors, strict=True))
+                while pending:
+                    with vault.write() as conn:
+                        until = time.monotonic() + WRITE_SLICE_S
+                        taken = self._store.store_passages(conn, prepared, started, pending, until)
+                        receipts.append(conn, "ingest", {"files": 0, "passages": taken})
+                    pending = pending[taken:]
             with vault.write() as conn:
                 outcome = self._store.finish(
                     conn, prepared, started, self._overtime(prepared, started)

@@ -4,8 +4,9 @@ a document stays whole), ``mentions`` edges to the entities its passages name, s
 names it introduces, and its row in ``sources``.
 
 A short document is stored whole inside its batch's transaction (``store_whole``). A long one is
-stored in parts, each its own transaction, so another writer (a ``cairn add``, the window) gets
-in between them: ``begin`` writes the Document, ``store_passages`` one part, ``finish`` the rest.
+stored in parts, each in transactions of its own, so another writer (a ``cairn add``, the
+window) gets in between them: ``begin`` writes the Document, ``store_passages`` as much of a
+part as fits in a transaction's time, ``finish`` the rest.
 Until ``finish`` commits, the file's source row says it is unfinished (state ``failed``, naming
 the Document being written): a rerun reading the same bytes goes on from the first passage that
 is missing, so a kill or a Stop loses no passage and writes none twice.
@@ -17,6 +18,7 @@ A file of several documents (a mailbox) has a Document per part besides the file
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -174,14 +176,22 @@ class DocumentStore:
         prepared: Prepared,
         started: Started,
         passages: Sequence[tuple[Passage, Any]],
-    ) -> None:
+        until: float | None = None,
+    ) -> int:
+        """Store ``passages`` in order, stopping after the one that ends past ``until`` (a
+        ``time.monotonic()``); returns how many of them were taken."""
+        taken = 0
         for passage, vector in passages:
+            taken += 1
             if passage.ordinal in started.done:
                 continue
             match = self._store_passage(conn, prepared, passage, vector, started)
             started.done.add(passage.ordinal)
             if match is not None:
                 started.matched.append(match)
+            if until is not None and time.monotonic() > until:
+                break
+        return taken
 
     def finish(
         self, conn: Connection, prepared: Prepared, started: Started, extra: Sequence[str] = ()
