@@ -111,9 +111,7 @@ def crash_room(tmp_path: Path) -> Iterator[tuple[Path, bool]]:
     pattern = Path("/proc/sys/kernel/core_pattern").read_text().strip()
     visible = not pattern.startswith("|") and "/" not in pattern
     if visible:
-        plain = subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(60)"], cwd=room
-        )
+        plain = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], cwd=room)
         time.sleep(0.5)
         _crash(plain.pid, signal.SIGSEGV)
         plain.wait(timeout=30)
