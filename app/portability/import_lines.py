@@ -4,11 +4,14 @@ Each line must be UTF-8 (as the export writes it, without a byte-order mark) hol
 object with a ``kind``. What ``json.loads`` would let through unsaid is refused here, by line:
 a name given twice in one object (the last would win without a word), an integer too long to
 be a number of any column (``import_rules.Huge``, so the field's rule names it), and a value
-nested so deep that the decoder runs out of stack (``RecursionError``).
+nested so deep that the decoder runs out of stack (``RecursionError``). The bytes read are
+hashed as they go: the import records the file's SHA-256, so a second run of the same import
+knows the file it finished (``jsonl_import``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from typing import IO, Any
@@ -16,22 +19,32 @@ from typing import IO, Any
 from cairn.app.portability.import_rules import MAX_DIGITS, MAX_LINE, Huge, Refused
 
 BOM = b"\xef\xbb\xbf"
+_CHUNK = 1024 * 1024
 
 
-def read(handle: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each line that is not blank. Raises ``Refused`` with the
-    line number."""
+def read(handle: IO[bytes], digest: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each line that is not blank; ``digest`` (a ``hashlib``
+    object) takes in every byte read. Raises ``Refused`` with the line number."""
     number = 0
     while True:
         raw = handle.readline(MAX_LINE + 1)
         if not raw:
             return
+        digest.update(raw)
         number += 1
         if len(raw) > MAX_LINE:
             raise Refused(f"it is longer than {MAX_LINE // (1024 * 1024)} MB", line=number)
         if not raw.strip():
             continue
         yield number, _object(raw, number)
+
+
+def file_digest(handle: IO[bytes]) -> str:
+    """The SHA-256 of what is left to read of ``handle``."""
+    digest = hashlib.sha256()
+    while chunk := handle.read(_CHUNK):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _object(raw: bytes, number: int) -> dict[str, Any]:

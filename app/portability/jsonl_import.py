@@ -8,22 +8,27 @@ them, numbers SQLite holds, ids of memories that are there), the lines in the or
 writes them, then each row against the vault's own rules (the schema's triggers and foreign
 keys). The first that fails is named by its line and field, and nothing is kept: the whole
 file goes in one transaction, with the full-text and name indexes made from what it wrote,
-and an ``import`` receipt, or none of it does. A file
+an ``import`` receipt and a record of the file (``IMPORT_KEY``), or none of it does. A file
 that lacks its closing ``end`` line, or whose counts differ from it, was cut short.
 
 Vectors are not in the file: the import leaves vector search off, and ``rebuild_vectors`` (the
-same path as ``cairn reindex``) embeds every memory afterwards, in batches that resume.
+same path as ``cairn reindex``) embeds every memory afterwards, in batches that resume. A run
+stopped during that embedding leaves the vault holding the whole import with some vectors
+missing: the same import run again finds its own record (the file's SHA-256 and counts) and
+only finishes the embedding. Any other memories in the vault make an import refuse.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cairn.app import memory_settings, receipts
+from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, PackError, RowRejected
 from cairn.app.nodes import attrs_json, index_entity_names
@@ -31,13 +36,15 @@ from cairn.app.packs import Pack
 from cairn.app.portability import import_fields, import_lines, import_rules, jsonl_export
 from cairn.app.portability.import_rules import Refused, shown
 from cairn.app.text import searchable_text
-from cairn.storage import dedup_rows, export_rows, fulltext, records
+from cairn.storage import dedup_rows, export_rows, fulltext, records, vectors
 from cairn.storage.connection import Connection, translated
 from cairn.storage.sentinel import SENTINEL_ID
 from cairn.storage.vault import Vault
 
 MAX_LINE = import_rules.MAX_LINE
 Progress = Callable[[int], None]  # lines read so far
+# The setting that records which file a vault was filled from, written with the import.
+IMPORT_KEY = jsonl_export.IMPORT_KEY
 # The kinds of line in the order an export writes them; those of ``ONCE`` appear once at most.
 ORDER = ("header", "pack", "scope", "setting", "receipt_head", *jsonl_export.ROW_KINDS, "end")
 ONCE = frozenset({"header", "pack", "receipt_head", "end"})
@@ -58,6 +65,10 @@ class ImportReport:
     source_receipts: dict[str, Any] = field(default_factory=dict)
     embedder: str | None = None
     embedded: int = 0
+    sha256: str | None = None
+    # The vault already held this file's import (a run stopped while embedding): only the
+    # embedding was finished.
+    resumed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -66,13 +77,16 @@ class ImportReport:
             "source_receipts": self.source_receipts,
             "exported_with_embedder": self.embedder,
             "embedded": self.embedded,
+            "sha256": self.sha256,
+            "resumed": self.resumed,
         }
 
 
 def restore(
     vault: Vault, space: EmbeddingSpace, path: Path, progress: Progress | None = None
 ) -> ImportReport:
-    """Import the export at ``path`` into ``vault``, which must hold no memories yet."""
+    """Import the export at ``path`` into ``vault``, which must hold no memories yet, or
+    exactly this file's import (then nothing is written: the caller finishes the vectors)."""
     path = export_file_in(path)
     report = ImportReport(str(path))
     try:
@@ -82,23 +96,74 @@ def restore(
     with handle, vault.write() as conn:
         held = export_rows.memories_other_than(conn, SENTINEL_ID)
         if held:
-            raise InvalidRequest(
-                f"The vault {vault.path} already holds {held} memories. An import restores an "
-                "export into a new vault: give a vault file that does not exist yet "
-                "(cairn import FILE --vault NEW.cairn), and it is created."
-            )
+            _resume(conn, vault.path, space, handle, report, held)
+            return report
+        digest = hashlib.sha256()
         try:
-            _Restore(conn, vault.path, report, progress).run(import_lines.read(handle))
+            _Restore(conn, vault.path, report, progress).run(import_lines.read(handle, digest))
         except Refused as refused:
             raise ImportRejected(_sentence(path, refused)) from None
+        report.sha256 = digest.hexdigest()
         nodes, edges = report.counts.get("node", 0), report.counts.get("edge", 0)
         if nodes:
             # No vectors yet: a memory stored without one turns vector search off (in the
             # vault and in this process) until ``rebuild_vectors`` has embedded them all.
             [row, *_] = next(iter(export_rows.node_pages(conn)))
             space.store(conn, row["seq"], None, row["scope"], "active")
+        records.set_setting(
+            conn,
+            IMPORT_KEY,
+            {
+                "sha256": report.sha256,
+                "counts": report.counts,
+                "source_receipts": report.source_receipts,
+                "embedder": report.embedder,
+                "at": now_iso(),
+            },
+        )
         receipts.append(conn, "import", {"nodes": nodes, "edges": edges})
     return report
+
+
+def _resume(
+    conn: Connection,
+    vault_path: Path,
+    space: EmbeddingSpace,
+    handle: IO[bytes],
+    report: ImportReport,
+    held: int,
+) -> None:
+    """The vault holds memories: if they are this very file's import, say so in ``report``;
+    else refuse, naming ``cairn reindex`` if some of them still lack their vector."""
+    done = records.get_setting(conn, IMPORT_KEY)
+    sha256 = import_lines.file_digest(handle)
+    if (
+        isinstance(done, dict)
+        and done.get("sha256") == sha256
+        and isinstance(done.get("counts"), dict)
+        and done["counts"].get("node") == held
+    ):
+        report.counts = dict(done["counts"])
+        source_receipts = done.get("source_receipts")
+        report.source_receipts = source_receipts if isinstance(source_receipts, dict) else {}
+        embedder = done.get("embedder")
+        report.embedder = embedder if isinstance(embedder, str) else None
+        report.sha256 = sha256
+        report.resumed = True
+        return
+    other = " (an import of another file, or memories added since)" if done else ""
+    missing = len(vectors.seqs_without_vector(conn, space.identity)) if space.identity else 0
+    unembedded = (
+        f" {missing} of its memories have no vector yet, so search by meaning is off in it: "
+        f"`cairn reindex --vault {vault_path}` embeds them."
+        if missing
+        else ""
+    )
+    raise InvalidRequest(
+        f"The vault {vault_path} already holds {held} memories{other}. An import restores an "
+        "export into a new vault: give a vault file that does not exist yet "
+        f"(cairn import FILE --vault NEW.cairn), and it is created.{unembedded}"
+    )
 
 
 def _sentence(path: Path, refused: Refused) -> str:
