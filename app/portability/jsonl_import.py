@@ -49,7 +49,7 @@ IMPORT_KEY = jsonl_export.IMPORT_KEY
 ORDER = ("header", "pack", "scope", "setting", "receipt_head", *jsonl_export.ROW_KINDS, "end")
 ONCE = frozenset({"header", "pack", "receipt_head", "end"})
 AFTER = (
-    "Nothing was imported: put that line right, or export again from the original vault "
+    "Nothing was imported: put that right, or export again from the original vault "
     "(cairn export DEST --format jsonl)"
 )
 
@@ -199,8 +199,10 @@ class _Restore:
         self.report = report
         self.progress = progress
         self._scopes: set[str] = set(records.scope_names(conn))
-        self.pack: Pack | None = None  # known once the pack line is read
+        # Known once the pack line is read.
         self.entity_types: set[str] = set()
+        self._node_types: frozenset[str] = frozenset()
+        self._edge_layers: dict[str, str] = {}
         self.seen: set[str] = set()  # the kinds read so far
         self.place = -1  # the place in ``ORDER`` of the last line's kind
 
@@ -212,11 +214,11 @@ class _Restore:
 
     @property
     def node_types(self) -> Set[str]:
-        return set(self.pack.node_types) if self.pack else set()
+        return self._node_types
 
     @property
     def edge_layers(self) -> Mapping[str, str]:
-        return {n: e.layer for n, e in self.pack.edge_types.items()} if self.pack else {}
+        return self._edge_layers
 
     def has_node(self, node_id: str) -> bool:
         return node_id != SENTINEL_ID and export_rows.holds_node(self.conn, node_id)
@@ -328,7 +330,8 @@ class _Restore:
             raise Refused(str(exc).rstrip(".")) from None
         pack.install(self.conn)
         records.set_setting(self.conn, "pack", {"name": pack.name, "version": pack.version})
-        self.pack = pack
+        self._node_types = frozenset(pack.node_types)
+        self._edge_layers = {name: edge.layer for name, edge in pack.edge_types.items()}
         self.entity_types = {n for n, t in pack.node_types.items() if t.family == "entity"}
 
     def _row(self, kind: str, data: dict[str, Any]) -> None:
@@ -367,7 +370,7 @@ class _Restore:
                 attrs = json.loads(row["attrs"])
                 text = searchable_text(row["title"], row["body"], attrs, addenda.get(row["id"], []))
                 fulltext.index(self.conn, row["seq"], text)
-                if row["type"] in (self.entity_types or ()):
+                if row["type"] in self.entity_types:
                     index_entity_names(self.conn, row)
 
 
