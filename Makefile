@@ -59,9 +59,10 @@ pytest: install
 	$(BIN)/python -m pytest
 
 # Only the crash tests (pytest marker `crash`), with many trials: `cairn ingest` killed with SIGKILL
-# at random points, several times a trial, each trial checked and then finished. `make test` runs
-# 3 trials; `make stress STRESS_TRIALS=50` runs more. A failure names the seed that replays it.
-# About three minutes on 2 cores.
+# at random points, several times a trial, each trial checked and then finished; `cairn import`
+# killed while it embeds, then finished; ten export files damaged at random a trial. `make test`
+# runs 3 trials; `make stress STRESS_TRIALS=50` runs more. A failure names the seed that replays
+# it. About three minutes on 2 cores.
 STRESS_TRIALS ?= 20
 stress: install
 	CAIRN_STRESS_TRIALS=$(STRESS_TRIALS) $(BIN)/python -m pytest -m crash

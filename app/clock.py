@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 
 from ulid import ULID
+
+# What ``new_id`` makes: 26 characters of Crockford's base32, the first at most 7 (a ULID's
+# 128 bits leave the top character 3 bits).
+_ID_FORM = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 
 
 def now_iso() -> str:
@@ -15,6 +20,11 @@ def now_iso() -> str:
 def new_id() -> str:
     """A ULID: unique, and sortable by creation time."""
     return str(ULID())
+
+
+def is_id(text: str) -> bool:
+    """Whether ``text`` has the form of an id ``new_id`` makes."""
+    return _ID_FORM.fullmatch(text) is not None
 
 
 def utc_stamp(text: str) -> str | None:
@@ -32,4 +42,7 @@ def utc_stamp(text: str) -> str | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC).isoformat(timespec="microseconds")
+    try:
+        return parsed.astimezone(UTC).isoformat(timespec="microseconds")
+    except OverflowError:  # 0001-01-01T00:00+01:00 is a time before the first one UTC has
+        return None

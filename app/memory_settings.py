@@ -105,30 +105,43 @@ def as_dict(conn: Connection) -> dict[str, Any]:
 
 def write(conn: Connection, name: str, value: Any) -> Any:
     """Check and store one setting; returns the stored value."""
+    value = checked(name, value)
+    problem = bands_problem(vars(read(conn)) | {name: value})
+    if problem is not None:
+        raise InvalidRequest(problem)
+    records.set_setting(conn, PREFIX + name, value)
+    return value
+
+
+def checked(name: str, value: Any) -> Any:
+    """``value`` as setting ``name`` stores it (a word of its choices, or a number within its
+    bounds, whole where it counts); refused with what it may be."""
     spec = SETTINGS.get(name)
     if spec is None:
         raise InvalidRequest(f"There is no setting {name!r}; there are {', '.join(SETTINGS)}.")
     if spec.choices:
         if value not in spec.choices:
             raise InvalidRequest(f"{name} is one of {', '.join(spec.choices)}, not {value!r}.")
-    else:
-        low, high = spec.bounds
-        kind = "a whole number" if spec.whole else "a number"
-        expected = f"{name} is {kind} between {low:g} and {high:g}"
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise InvalidRequest(f"{expected}, not {value!r}.") from None
-        if not low <= value <= high or (spec.whole and not value.is_integer()):
-            raise InvalidRequest(f"{expected}, not {value:g}.")
-        if spec.whole:
-            value = int(value)
-    current = vars(read(conn)) | {name: value}
-    if max(current["dedup_low"], current["dedup_anchored_low"]) > current["dedup_high"]:
-        raise InvalidRequest(
-            f"The low bands (dedup_low {current['dedup_low']}, dedup_anchored_low "
-            f"{current['dedup_anchored_low']}) may not be above dedup_high "
-            f"({current['dedup_high']})."
+        return value
+    low, high = spec.bounds
+    kind = "a whole number" if spec.whole else "a number"
+    expected = f"{name} is {kind} between {low:g} and {high:g}"
+    try:
+        value = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidRequest(f"{expected}, not {value!r}.") from None
+    if not low <= value <= high or (spec.whole and not value.is_integer()):
+        raise InvalidRequest(f"{expected}, not {value:g}.")
+    return int(value) if spec.whole else value
+
+
+def bands_problem(values: dict[str, Any]) -> str | None:
+    """What is wrong with the dedup bands of ``values`` (every setting by name), or None: the
+    review bands lie below the same-topic band."""
+    if max(values["dedup_low"], values["dedup_anchored_low"]) > values["dedup_high"]:
+        return (
+            f"The low bands (dedup_low {values['dedup_low']}, dedup_anchored_low "
+            f"{values['dedup_anchored_low']}) may not be above dedup_high "
+            f"({values['dedup_high']})."
         )
-    records.set_setting(conn, PREFIX + name, value)
-    return value
+    return None

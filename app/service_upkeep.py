@@ -249,7 +249,9 @@ class VaultUpkeep:
     ) -> jsonl_import.ImportReport:
         """Restore a JSON Lines export into this vault, which must hold no memories yet: all
         of it in one transaction or nothing, then every memory embedded (as ``reindex``).
-        A pack the file brings with types this vault lacks is in use from the next open."""
+        A vault that already holds this very file's import (a run stopped while embedding)
+        only has its embedding finished (``report.resumed``). A pack the file brings with
+        types this vault lacks is in use from the next open."""
         report = jsonl_import.restore(self._vault, self._space, Path(path), progress)
         report.embedded = self.rebuild_vectors(embed_progress)
         return report

@@ -298,6 +298,11 @@ def memories_other_than(conn: Connection, node_id: str) -> int:
     return int(conn.execute("SELECT count(*) FROM nodes WHERE id <> ?", (node_id,)).fetchone()[0])
 
 
+def holds_node(conn: Connection, node_id: str) -> bool:
+    """Whether a node of id ``node_id`` is there (an import checks what a line names)."""
+    return conn.execute("SELECT 1 FROM nodes WHERE id = ?", (node_id,)).fetchone() is not None
+
+
 def node_pages(conn: Connection) -> Iterator[list[dict[str, Any]]]:
     """Every node's seq, id, type, title, body, attrs and scope, a page at a time (an import
     indexes what it wrote, inside its own transaction)."""

@@ -67,10 +67,22 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     def human() -> None:
         counts = report.counts
-        print(
-            f"Imported {counts.get('node', 0)} memories and {counts.get('edge', 0)} links "
-            f"into {'the new vault ' if created else ''}{path}; {report.embedded} embedded."
-        )
+        memories = f"{counts.get('node', 0)} memories and {counts.get('edge', 0)} links"
+        if report.resumed:
+            # An earlier run of this import was stopped while embedding: it is finished now.
+            print(
+                f"{path} already holds this import ({memories}); "
+                + (
+                    f"{report.embedded} memories that had no vector yet were embedded now."
+                    if report.embedded
+                    else "every memory was already embedded, so there was nothing left to do."
+                )
+            )
+        else:
+            print(
+                f"Imported {memories} into {'the new vault ' if created else ''}{path}; "
+                f"{report.embedded} embedded."
+            )
         head = report.source_receipts
         if head.get("head"):
             print(

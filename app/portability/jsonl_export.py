@@ -34,9 +34,11 @@ ROW_KINDS = (
     "node", "edge", "merged_id", "addendum", "inbox", "review_item", "retention_log",
     "dedup_log", "source",
 )  # fmt: skip
-# Settings that describe the file rather than the memory: the pack has a line of its own, and
-# a vault's creation time is the new vault's.
-FILE_SETTINGS = frozenset({"pack", "created_at"})
+# Settings that describe the file rather than the memory: the pack has a line of its own, a
+# vault's creation time is the new vault's, and the record of the file an import filled it
+# from (``jsonl_import``) is that vault's own.
+IMPORT_KEY = "import"
+FILE_SETTINGS = frozenset({"pack", "created_at", IMPORT_KEY})
 # The settings a scoped export keeps: vault-wide tuning, never another compartment's folders.
 WATCH_KEY = "watch.folders"
 SHARED_PREFIXES = (memory_settings.PREFIX,)

@@ -2,38 +2,56 @@
 
 A restore, not a write: the dedup gate is not asked (the memories were already judged once),
 and every id, status, date, retention value, attribute, link and version comes back as it
-was. Every line is checked, against what its kind holds and against the vault's own rules (the
-schema's triggers and foreign keys); the first one that fails is named with its line number
-and nothing is kept: the whole file goes in one transaction, with the full-text and name
-indexes made from what it wrote and an ``import`` receipt, or none of it does. A file that
-lacks its closing ``end`` line, or whose counts differ from it, was cut short and is refused.
+was. But it is checked like a write: every field of every line against the rules of
+``import_fields`` (the write path's own: a title within ``MAX_TITLE``, times as Cairn writes
+them, numbers SQLite holds, ids of memories that are there), the lines in the order an export
+writes them, then each row against the vault's own rules (the schema's triggers and foreign
+keys). The first that fails is named by its line and field, and nothing is kept: the whole
+file goes in one transaction, with the full-text and name indexes made from what it wrote,
+an ``import`` receipt and a record of the file (``IMPORT_KEY``), or none of it does. A file
+that lacks its closing ``end`` line, or whose counts differ from it, was cut short.
 
 Vectors are not in the file: the import leaves vector search off, and ``rebuild_vectors`` (the
-same path as ``cairn reindex``) embeds every memory afterwards, in batches that resume.
+same path as ``cairn reindex``) embeds every memory afterwards, in batches that resume. A run
+stopped during that embedding leaves the vault holding the whole import with some vectors
+missing: the same import run again finds its own record (the file's SHA-256 and counts) and
+only finishes the embedding. Any other memories in the vault make an import refuse.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from cairn.app import memory_settings, receipts
+from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
-from cairn.app.errors import SCOPE_NAME, CairnError, InvalidRequest, PackError
+from cairn.app.errors import InvalidRequest, PackError, RowRejected
 from cairn.app.nodes import attrs_json, index_entity_names
 from cairn.app.packs import Pack
-from cairn.app.portability import jsonl_export
+from cairn.app.portability import import_fields, import_lines, import_rules, jsonl_export
+from cairn.app.portability.import_rules import Refused, shown
 from cairn.app.text import searchable_text
-from cairn.storage import dedup_rows, export_rows, fulltext, records
+from cairn.storage import dedup_rows, export_rows, fulltext, records, vectors
 from cairn.storage.connection import Connection, translated
-from cairn.storage.sentinel import ENGINE_SCOPE, SENTINEL_ID
+from cairn.storage.sentinel import SENTINEL_ID
 from cairn.storage.vault import Vault
 
-MAX_LINE = 64 * 1024 * 1024  # one memory's line; a longer one is not an export of Cairn's
+MAX_LINE = import_rules.MAX_LINE
 Progress = Callable[[int], None]  # lines read so far
+# The setting that records which file a vault was filled from, written with the import.
+IMPORT_KEY = jsonl_export.IMPORT_KEY
+# The kinds of line in the order an export writes them; those of ``ONCE`` appear once at most.
+ORDER = ("header", "pack", "scope", "setting", "receipt_head", *jsonl_export.ROW_KINDS, "end")
+ONCE = frozenset({"header", "pack", "receipt_head", "end"})
+AFTER = (
+    "Nothing was imported: put that right, or export again from the original vault "
+    "(cairn export DEST --format jsonl)"
+)
 
 
 class ImportRejected(InvalidRequest):
@@ -47,6 +65,10 @@ class ImportReport:
     source_receipts: dict[str, Any] = field(default_factory=dict)
     embedder: str | None = None
     embedded: int = 0
+    sha256: str | None = None
+    # The vault already held this file's import (a run stopped while embedding): only the
+    # embedding was finished.
+    resumed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -55,13 +77,16 @@ class ImportReport:
             "source_receipts": self.source_receipts,
             "exported_with_embedder": self.embedder,
             "embedded": self.embedded,
+            "sha256": self.sha256,
+            "resumed": self.resumed,
         }
 
 
 def restore(
     vault: Vault, space: EmbeddingSpace, path: Path, progress: Progress | None = None
 ) -> ImportReport:
-    """Import the export at ``path`` into ``vault``, which must hold no memories yet."""
+    """Import the export at ``path`` into ``vault``, which must hold no memories yet, or
+    exactly this file's import (then nothing is written: the caller finishes the vectors)."""
     path = export_file_in(path)
     report = ImportReport(str(path))
     try:
@@ -71,20 +96,81 @@ def restore(
     with handle, vault.write() as conn:
         held = export_rows.memories_other_than(conn, SENTINEL_ID)
         if held:
-            raise InvalidRequest(
-                f"The vault {vault.path} already holds {held} memories. An import restores an "
-                "export into a new vault: give a vault file that does not exist yet "
-                "(cairn import FILE --vault NEW.cairn), and it is created."
-            )
-        _Restore(conn, vault.path, report, progress).run(_lines(handle, path))
+            _resume(conn, vault.path, space, handle, report, held)
+            return report
+        digest = hashlib.sha256()
+        try:
+            _Restore(conn, vault.path, report, progress).run(import_lines.read(handle, digest))
+        except Refused as refused:
+            raise ImportRejected(_sentence(path, refused)) from None
+        report.sha256 = digest.hexdigest()
         nodes, edges = report.counts.get("node", 0), report.counts.get("edge", 0)
         if nodes:
             # No vectors yet: a memory stored without one turns vector search off (in the
             # vault and in this process) until ``rebuild_vectors`` has embedded them all.
             [row, *_] = next(iter(export_rows.node_pages(conn)))
             space.store(conn, row["seq"], None, row["scope"], "active")
+        records.set_setting(
+            conn,
+            IMPORT_KEY,
+            {
+                "sha256": report.sha256,
+                "counts": report.counts,
+                "source_receipts": report.source_receipts,
+                "embedder": report.embedder,
+                "at": now_iso(),
+            },
+        )
         receipts.append(conn, "import", {"nodes": nodes, "edges": edges})
     return report
+
+
+def _resume(
+    conn: Connection,
+    vault_path: Path,
+    space: EmbeddingSpace,
+    handle: IO[bytes],
+    report: ImportReport,
+    held: int,
+) -> None:
+    """The vault holds memories: if they are this very file's import, say so in ``report``;
+    else refuse, naming ``cairn reindex`` if some of them still lack their vector."""
+    done = records.get_setting(conn, IMPORT_KEY)
+    sha256 = import_lines.file_digest(handle)
+    if (
+        isinstance(done, dict)
+        and done.get("sha256") == sha256
+        and isinstance(done.get("counts"), dict)
+        and done["counts"].get("node") == held
+    ):
+        report.counts = dict(done["counts"])
+        source_receipts = done.get("source_receipts")
+        report.source_receipts = source_receipts if isinstance(source_receipts, dict) else {}
+        embedder = done.get("embedder")
+        report.embedder = embedder if isinstance(embedder, str) else None
+        report.sha256 = sha256
+        report.resumed = True
+        return
+    other = " (an import of another file, or memories added since)" if done else ""
+    missing = len(vectors.seqs_without_vector(conn, space.identity)) if space.identity else 0
+    unembedded = (
+        f" {missing} of its memories have no vector yet, so search by meaning is off in it: "
+        f"`cairn reindex --vault {vault_path}` embeds them."
+        if missing
+        else ""
+    )
+    raise InvalidRequest(
+        f"The vault {vault_path} already holds {held} memories{other}. An import restores an "
+        "export into a new vault: give a vault file that does not exist yet "
+        f"(cairn import FILE --vault NEW.cairn), and it is created.{unembedded}"
+    )
+
+
+def _sentence(path: Path, refused: Refused) -> str:
+    where = f"{path}, line {refused.line}" if refused.line is not None else str(path)
+    if refused.field:
+        where += f", field {refused.field}"
+    return f"{where}: {refused.problem}. {AFTER}."
 
 
 def export_file_in(path: Path) -> Path:
@@ -101,34 +187,9 @@ def export_file_in(path: Path) -> Path:
     return found[0]
 
 
-def _lines(handle: IO[bytes], path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    number = 0
-    while True:
-        raw = handle.readline(MAX_LINE + 1)
-        if not raw:
-            return
-        number += 1
-        if len(raw) > MAX_LINE:
-            raise ImportRejected(f"{path}, line {number}: longer than 64 MB; not a Cairn export.")
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ImportRejected(
-                f"{path}, line {number}: not a JSON line ({exc}); the file is damaged. "
-                "Nothing was imported; export again from the original vault."
-            ) from None
-        if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
-            raise ImportRejected(
-                f"{path}, line {number}: not a line of a Cairn export (each is a JSON object "
-                "with a kind). Nothing was imported."
-            )
-        yield number, data
-
-
 class _Restore:
-    """One pass over the lines, inside the caller's transaction."""
+    """One pass over the lines, inside the caller's transaction. It is the ``Known`` of
+    ``import_fields``: the scopes, the pack's types and the memories written so far."""
 
     def __init__(
         self, conn: Connection, vault_path: Path, report: ImportReport, progress: Progress | None
@@ -137,131 +198,144 @@ class _Restore:
         self.vault_path = vault_path
         self.report = report
         self.progress = progress
-        self.scopes: set[str] = set(records.scope_names(conn))
-        self.entity_types: set[str] | None = None  # known once the pack line is read
-        self.ended = False
+        self._scopes: set[str] = set(records.scope_names(conn))
+        # Known once the pack line is read.
+        self.entity_types: set[str] = set()
+        self._node_types: frozenset[str] = frozenset()
+        self._edge_layers: dict[str, str] = {}
+        self.seen: set[str] = set()  # the kinds read so far
+        self.place = -1  # the place in ``ORDER`` of the last line's kind
+
+    # -- Known ----------------------------------------------------------------------------
+
+    @property
+    def scopes(self) -> Set[str]:
+        return self._scopes
+
+    @property
+    def node_types(self) -> Set[str]:
+        return self._node_types
+
+    @property
+    def edge_layers(self) -> Mapping[str, str]:
+        return self._edge_layers
+
+    def has_node(self, node_id: str) -> bool:
+        return node_id != SENTINEL_ID and export_rows.holds_node(self.conn, node_id)
+
+    # -- the pass -------------------------------------------------------------------------
 
     def run(self, lines: Iterator[tuple[int, dict[str, Any]]]) -> None:
         number = 0
         for number, data in lines:
-            if self.ended:
-                self._reject(number, "there is more after the closing line")
             kind = data.pop("kind")
-            if number == 1 or kind == "header":
-                self._header(number, kind, data)
-                continue
             try:
-                with translated(self.vault_path):
-                    self._line(number, kind, data)
-            except ImportRejected:
+                self._line(kind, data)
+            except Refused as refused:
+                refused.line = number
                 raise
-            except (CairnError, ValueError, TypeError, KeyError) as exc:
-                self._reject(number, f"the {kind} was refused: {exc}")
-            if kind != "end":
+            except RowRejected as exc:  # the schema's triggers and constraints, last
+                # What the checks leave to the node's trigger is its attributes' kinds.
+                where = "attrs" if kind == "node" else ""
+                problem = f"the vault refused the {kind}: {exc.reason}"
+                raise Refused(problem, where, number) from None
+            if kind not in ("header", "end"):
                 self.report.counts[kind] = self.report.counts.get(kind, 0) + 1
             if self.progress is not None and number % 500 == 0:
                 self.progress(number)
         if number == 0:
-            raise ImportRejected(f"{self.report.path} is empty: not a Cairn JSON Lines export.")
-        if not self.ended:
+            raise ImportRejected(
+                f"{self.report.path} is empty: not a Cairn JSON Lines export. Export with "
+                "`cairn export DEST --format jsonl`, then import the file it writes."
+            )
+        if "end" not in self.seen:
             raise ImportRejected(
                 f"{self.report.path} stops at line {number} without its closing line: it was "
                 "cut short (a copy that did not finish, or a full disk when it was written). "
                 "Nothing was imported; export again from the original vault."
             )
+        clash = memory_settings.bands_problem(memory_settings.as_dict(self.conn))
+        if clash is not None:
+            raise Refused(f"its settings do not go together: {clash.rstrip('.')}")
         self._index()
 
-    def _reject(self, number: int, problem: str) -> None:
-        raise ImportRejected(
-            f"{self.report.path}, line {number}: {problem}. Nothing was imported; the file is "
-            "damaged or was changed by hand: export again from the original vault."
-        )
+    def _line(self, kind: str, data: dict[str, Any]) -> None:
+        if not self.seen:
+            self._header(kind, data)
+        elif kind not in ORDER:
+            raise Refused(f"{shown(kind)} is not a kind of line an export holds", "kind")
+        self._in_order(kind)
+        if kind == "header":
+            return
+        import_fields.check_line(kind, data, self)
+        with translated(self.vault_path):
+            if kind == "pack":
+                self._pack(data)
+            elif kind == "setting":
+                key = data["key"]
+                value = data["value"]
+                if key.startswith(memory_settings.PREFIX):  # as the write path stores it
+                    value = memory_settings.checked(key.removeprefix(memory_settings.PREFIX), value)
+                records.set_setting(self.conn, key, value)
+            elif kind == "receipt_head":
+                self.report.source_receipts = dict(data)
+            elif kind == "end":
+                self._end(data["counts"])
+            elif kind == "scope":
+                export_rows.insert(self.conn, "scope", data)
+                self._scopes.add(data["name"])
+            else:
+                self._row(kind, data)
 
-    def _header(self, number: int, kind: str, data: dict[str, Any]) -> None:
-        if number != 1 or kind != "header" or data.get("format") != jsonl_export.FORMAT:
+    def _header(self, kind: str, data: dict[str, Any]) -> None:
+        if kind != "header" or data.get("format") != jsonl_export.FORMAT:
             raise ImportRejected(
                 f"{self.report.path} is not a Cairn JSON Lines export (its first line is not "
                 "the export's header). Export with `cairn export DEST --format jsonl`."
             )
         version = data.get("version")
-        if not isinstance(version, int) or version > jsonl_export.VERSION:
+        if isinstance(version, int) and version > jsonl_export.VERSION:
             raise ImportRejected(
                 f"{self.report.path} was written by a newer Cairn (format {version}); this one "
                 f"reads format {jsonl_export.VERSION}. Update Cairn, then import."
             )
-        embedder = data.get("embedder")
-        self.report.embedder = embedder if isinstance(embedder, str) else None
+        import_fields.check_line("header", data, self)
+        self.report.embedder = data["embedder"]
 
-    def _line(self, number: int, kind: str, data: dict[str, Any]) -> None:
-        if kind == "pack":
-            self._pack(data)
-        elif kind == "setting":
-            self._fields(number, kind, data, ("key", "value"))
-            self._setting(number, data["key"], data["value"])
-        elif kind == "receipt_head":
-            self._fields(number, kind, data, ("count", "head"))
-            self.report.source_receipts = dict(data)
-        elif kind == "end":
-            self._end(number, data)
-        elif kind == "scope":
-            self._scope(number, data)
-        elif kind in export_rows.TABLES:
-            self._row(number, kind, data)
-        else:
-            self._reject(number, f"unknown kind {kind!r}")
-
-    def _fields(
-        self, number: int, kind: str, data: dict[str, Any], wanted: tuple[str, ...]
-    ) -> None:
-        if set(data) != set(wanted):
-            missing = sorted(set(wanted) - set(data))
-            extra = sorted(set(data) - set(wanted))
-            said = "; ".join(
-                part
-                for part in (
-                    f"missing {', '.join(missing)}" if missing else "",
-                    f"unexpected {', '.join(extra)}" if extra else "",
-                )
-                if part
+    def _in_order(self, kind: str) -> None:
+        """Lines in the order an export writes them: one header, then one pack before
+        anything it describes, ..., one end and nothing after it."""
+        place = ORDER.index(kind)
+        if "end" in self.seen:
+            raise Refused("there is more after the closing end line")
+        if kind in ONCE and kind in self.seen:
+            raise Refused(f"it is a second {kind} line; an export has one")
+        if place < self.place:
+            raise Refused(
+                f"it is a {kind} line after the {ORDER[self.place]} lines; an export writes "
+                f"its lines in this order: {', '.join(ORDER)}"
             )
-            self._reject(number, f"a {kind} line does not have the fields it should ({said})")
-
-    def _setting(self, number: int, key: Any, value: Any) -> None:
-        """A setting as stored, once its shape is one Cairn reads back: a memory setting it
-        knows, and watched folders each with a path and a scope of the file."""
-        known = isinstance(key, str) and key not in jsonl_export.FILE_SETTINGS
-        if known and key.startswith(memory_settings.PREFIX):
-            known = key.removeprefix(memory_settings.PREFIX) in memory_settings.SETTINGS
-            known = known and isinstance(value, str | int | float | bool)
-        if known and key == jsonl_export.WATCH_KEY:
-            known = isinstance(value, list) and all(
-                isinstance(f, dict)
-                and set(f) == {"path", "scope"}
-                and isinstance(f["path"], str)
-                and f["scope"] in self.scopes
-                for f in value
+        if place > ORDER.index("pack") and "pack" not in self.seen:
+            raise Refused(
+                f"it is a {kind} line before the pack line, which describes the kinds of "
+                "memory (the pack comes right after the header)"
             )
-        if not known:
-            self._reject(number, f"the setting {key!r} is not one Cairn keeps in this form")
-        records.set_setting(self.conn, key, value)
+        self.seen.add(kind)
+        self.place = place
 
     def _pack(self, data: dict[str, Any]) -> None:
-        pack = pack_from(data)
+        try:
+            pack = pack_from(data)
+        except PackError as exc:
+            raise Refused(str(exc).rstrip(".")) from None
         pack.install(self.conn)
         records.set_setting(self.conn, "pack", {"name": pack.name, "version": pack.version})
+        self._node_types = frozenset(pack.node_types)
+        self._edge_layers = {name: edge.layer for name, edge in pack.edge_types.items()}
         self.entity_types = {n for n, t in pack.node_types.items() if t.family == "entity"}
 
-    def _scope(self, number: int, data: dict[str, Any]) -> None:
-        self._fields(number, "scope", data, ("name", "created_at"))
-        name = data["name"]
-        if not isinstance(name, str) or not SCOPE_NAME.match(name) or name == ENGINE_SCOPE:
-            self._reject(number, f"{name!r} is not a scope name")
-        export_rows.insert(self.conn, "scope", data)
-        self.scopes.add(name)
-
-    def _row(self, number: int, kind: str, data: dict[str, Any]) -> None:
+    def _row(self, kind: str, data: dict[str, Any]) -> None:
         table = export_rows.TABLES[kind]
-        self._fields(number, kind, data, jsonl_export.file_fields(kind))
         row = dict(
             zip(table.columns, (data[f] for f in jsonl_export.file_fields(kind)), strict=True)
         )
@@ -271,26 +345,18 @@ class _Restore:
             row[column] = (
                 attrs_json(row[column])
                 if column == "attrs"
-                else json.dumps(row[column], ensure_ascii=False)
+                else json.dumps(row[column], ensure_ascii=False, allow_nan=False)
             )
-        if kind == "node":
-            if self.entity_types is None:
-                self._reject(number, "a memory comes before the pack line that describes it")
-            if row["id"] == SENTINEL_ID:
-                self._reject(number, "the id is the one Cairn keeps for itself")
-            if row["scope"] not in self.scopes:
-                self._reject(number, f"the scope {row['scope']!r} has no scope line before it")
         if kind == "source" and row["path_bytes"] is not None:
             row["path_bytes"] = bytes.fromhex(row["path_bytes"])
         export_rows.insert(self.conn, kind, row)
 
-    def _end(self, number: int, data: dict[str, Any]) -> None:
-        self._fields(number, "end", data, ("counts",))
-        expected = data["counts"]
+    def _end(self, expected: dict[str, int]) -> None:
         found = {k: v for k, v in self.report.counts.items() if v}
-        if not isinstance(expected, dict) or {k: v for k, v in expected.items() if v} != found:
-            self._reject(number, f"the file says it holds {expected}, but {found} lines were read")
-        self.ended = True
+        if {k: v for k, v in expected.items() if v} != found:
+            raise Refused(
+                f"the file says it holds {expected}, but {found} lines were read", "counts"
+            )
 
     def _index(self) -> None:
         """The full-text and name indexes of every memory written, a page at a time."""
@@ -304,7 +370,7 @@ class _Restore:
                 attrs = json.loads(row["attrs"])
                 text = searchable_text(row["title"], row["body"], attrs, addenda.get(row["id"], []))
                 fulltext.index(self.conn, row["seq"], text)
-                if row["type"] in (self.entity_types or ()):
+                if row["type"] in self.entity_types:
                     index_entity_names(self.conn, row)
 
 

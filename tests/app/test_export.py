@@ -154,10 +154,10 @@ def test_an_import_into_a_vault_that_holds_memories_is_refused(
     ("damage", "message"),
     [
         ("cut", r"stops at line \d+ without its closing line: it was cut short"),
-        ("garbage", r"line 7: not a JSON line"),
-        ("dangling", r"line \d+: the edge was refused"),
-        ("extra", r"line \d+: a node line does not have the fields it should \(unexpected"),
-        ("setting", r"line \d+: .*the setting 'memory.nonsense' is not one Cairn keeps"),
+        ("garbage", r"line 7: it is not a whole JSON line"),
+        ("dangling", r"line \d+, field dst: no node line before this one holds the memory 01Z"),
+        ("extra", r"line \d+: it does not have the fields it should \(unexpected colour\)"),
+        ("setting", r"line \d+, field key: 'memory.nonsense' is not a setting Cairn keeps"),
     ],
 )
 def test_a_damaged_file_is_refused_by_line_and_nothing_is_kept(

@@ -26,6 +26,9 @@ def test_a_text_too_long_for_a_memory_is_refused(service: MemoryService) -> None
 def test_bi_temporal_stamps_must_be_dates(service: MemoryService) -> None:
     with pytest.raises(InvalidRequest, match="valid_from is a date"):
         service.write("Fact", "Moved house", valid_from="yesterday")
+    # An hour before UTC's first instant: no UTC time to store it as (it once overflowed).
+    with pytest.raises(InvalidRequest, match="valid_to is a date"):
+        service.write("Fact", "Moved house", valid_to="0001-01-01T00:00:00+01:00")
     node = service.write("Fact", "Moved house", valid_from="2026-03-01").node
     assert node.valid_from == "2026-03-01"
 
