@@ -101,9 +101,10 @@ if started_file == "-":  # the idle reference: the same writes with nothing else
     sys.exit(0)
 while not Path(started_file).exists():
     time.sleep(0.1)
-times, refused, errors = [], 0, []
+times, refused, errors, starts = [], 0, [], []
 for n in range(adds):
     t = time.monotonic()
+    starts.append(time.time())
     try:
         service.write("Note", f"Side note {n}", f"Side note number {n} about the garden gate.")
         times.append(time.monotonic() - t)
@@ -112,7 +113,7 @@ for n in range(adds):
         errors.append(str(exc))
     time.sleep(max(0.0, every - (time.monotonic() - t)))
 service.close()
-print(json.dumps({"times": times, "refused": refused, "errors": errors[:3]}))
+print(json.dumps({"times": times, "refused": refused, "errors": errors[:3], "starts": starts}))
 """
 
 
@@ -157,6 +158,7 @@ def measure(folder: Path, document: Path, adds: int, every: float) -> dict[str, 
     started.touch()
     out, err = ingest.communicate()
     ingest_s = time.monotonic() - began
+    ended = time.time()
     side_out, side_err = side.communicate()
     if side.returncode != 0:
         raise RuntimeError(side_err)
@@ -169,6 +171,7 @@ def measure(folder: Path, document: Path, adds: int, every: float) -> dict[str, 
         "ingest_s": round(ingest_s, 1),
         "passages": files[0].get("passages") if files else None,
         "adds": adds,
+        "adds_while_writing": sum(1 for t in result["starts"] if t < ended),
         "refused": result["refused"],
         "refusals": result.get("errors", []),
         "idle_add_ms": round(baseline * 1000, 1),
