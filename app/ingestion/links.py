@@ -24,9 +24,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cairn.app import receipts
 from cairn.app.dedup import feedback
+from cairn.app.ingestion.slices import write_in_slices
 from cairn.app.writer import Writer
 from cairn.ingest import notes_folder, textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
@@ -69,42 +71,65 @@ def link_folders(vault: Vault, writer: Writer, roots: Sequence[Path], scope: str
                 row = rows.get(source_of[path])
                 if row and row["document_id"] and row["state"] in ("ingested", "duplicate"):
                     document_of[path] = row["document_id"]
-            before = Linked(made.links, made.stubs, made.removed, made.folded)
-            made.folded += _fold_stubs(conn, writer, folder, document_of, scope)
-            for note in plan.notes:
-                src = document_of.get(note.source)
-                if src is None:
-                    continue  # the note failed to read: it has no document to link from
-                wanted: dict[str, str] = {}  # target id: rationale
-                for target in (*note.targets, *note.attachments):
-                    dst = document_of.get(target)
-                    if dst is not None and dst != src:
-                        wanted.setdefault(dst, WHY)
-                for target, heading in note.anchors:
-                    dst = document_of.get(target)
-                    passage = _passage_under(conn, dst, heading, scope) if dst else None
-                    if passage is not None:
-                        wanted.setdefault(passage, WHY_HEADING)
-                for name in note.unresolved:
-                    match = feedback.resolve_link(conn, name, scope)
-                    if match is not None:
-                        dst = match.id
-                    else:
-                        dst = writer.store.insert_stub(conn, name, scope, stub_vectors)["id"]
-                        made.stubs += 1
-                    if dst != src:
-                        wanted.setdefault(dst, WHY)
-                for dst, why in wanted.items():
-                    made.links += writer.store.add_edge(conn, src, dst, EDGE, why)
-                made.removed += _remove_unstated(conn, src, set(wanted))
-            counts = {
-                "edges": made.links - before.links,
-                "removed": made.removed - before.removed,
-                "folded": made.folded - before.folded,
-            }
-            if any(counts.values()):
-                receipts.append(conn, "link", counts)
+            folded = _fold_stubs(conn, writer, folder, document_of, scope)
+            made.folded += folded
+            if folded:
+                receipts.append(conn, "link", {"edges": 0, "removed": 0, "folded": folded})
+
+        # A large folder's links are many notes' worth of writes: in short transactions.
+        linker = _Linker(writer, document_of, scope, stub_vectors)
+        for done in write_in_slices(vault, plan.notes, linker.link, _link_receipt):
+            made.links += done.links
+            made.stubs += done.stubs
+            made.removed += done.removed
     return made
+
+
+@dataclass(frozen=True)
+class _Linker:
+    """States one note's links as edges: to its notes, headings and attachments, and to
+    the entities or new stubs of the names no note has."""
+
+    writer: Writer
+    document_of: dict[Path, str]
+    scope: str
+    stub_vectors: dict[str, Any]
+
+    def link(self, conn: Connection, note: notes_folder.NoteLinks) -> Linked:
+        src = self.document_of.get(note.source)
+        if src is None:
+            return Linked()  # the note failed to read: it has no document to link from
+        wanted: dict[str, str] = {}  # target id: rationale
+        for target in (*note.targets, *note.attachments):
+            dst = self.document_of.get(target)
+            if dst is not None and dst != src:
+                wanted.setdefault(dst, WHY)
+        for target, heading in note.anchors:
+            dst = self.document_of.get(target)
+            passage = _passage_under(conn, dst, heading, self.scope) if dst else None
+            if passage is not None:
+                wanted.setdefault(passage, WHY_HEADING)
+        done = Linked()
+        store = self.writer.store
+        for name in note.unresolved:
+            match = feedback.resolve_link(conn, name, self.scope)
+            if match is not None:
+                dst = match.id
+            else:
+                dst = store.insert_stub(conn, name, self.scope, self.stub_vectors)["id"]
+                done.stubs += 1
+            if dst != src:
+                wanted.setdefault(dst, WHY)
+        for dst, why in wanted.items():
+            done.links += store.add_edge(conn, src, dst, EDGE, why)
+        done.removed = _remove_unstated(conn, src, set(wanted))
+        return done
+
+
+def _link_receipt(conn: Connection, done: list[Linked]) -> None:
+    counts = {"edges": sum(d.links for d in done), "removed": sum(d.removed for d in done)}
+    if any(counts.values()):
+        receipts.append(conn, "link", {**counts, "folded": 0})
 
 
 def _fold_stubs(

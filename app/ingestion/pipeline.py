@@ -44,6 +44,7 @@ from cairn.app.ingestion.report import (
     IngestReport,
     ProgressSink,
 )
+from cairn.app.ingestion.slices import write_in_slices
 from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.packs import Pack
 from cairn.app.text import searchable_text
@@ -62,13 +63,10 @@ from cairn.storage.vault import Vault
 BATCH_PASSAGES = 256
 BATCH_FILES = 32
 # A document of more passages than this is written in parts (``store`` resumes one a kill
-# stopped), never whole in one transaction: the dedup gate weighs each passage inside the
-# write lock, a few milliseconds each on a quiet machine and ten times that on a loaded one.
+# stopped), never whole in one transaction (see ``slices``): the dedup gate weighs each
+# passage inside the write lock, a few milliseconds each on a quiet machine and ten times that
+# on a loaded one.
 WHOLE_PASSAGES = 64
-# A transaction of an ingest takes no new file or passage after this long, so that another
-# writer (a `cairn add`, an edit in the window, whose wait for the lock ends at 5 s with
-# "busy") waits about this long plus one passage's or short file's write.
-WRITE_SLICE_S = 0.5
 # Whether the next file is read while the last is embedded (see ``_Run.execute``); off only in
 # the benchmark's "before" run.
 READ_AHEAD = True
@@ -364,29 +362,21 @@ class _Run:
         if not self._batch:
             return
         self._emit("writing", None)
-        pending = self._batch
-        while pending:
-            with self._in._vault.write() as conn:
-                until = time.monotonic() + WRITE_SLICE_S
-                outcomes = []
-                for prepared in pending:
-                    outcomes.append(self._store_alone(conn, prepared))
-                    if time.monotonic() > until:
-                        break
-                stored = [o for o in outcomes if o.state != "failed"]
-                receipts.append(
-                    conn,
-                    "ingest",
-                    {"files": len(stored), "passages": sum(o.passages for o in stored)},
-                )
-            self._report.files.extend(outcomes)
-            pending = pending[len(outcomes) :]
+
+        def receipt(conn: Connection, outcomes: list[FileOutcome]) -> None:
+            stored = [o for o in outcomes if o.state != "failed"]
+            counts = {"files": len(stored), "passages": sum(o.passages for o in stored)}
+            receipts.append(conn, "ingest", counts)
+
+        self._report.files += write_in_slices(
+            self._in._vault, self._batch, self._store_alone, receipt
+        )
         self._batch = []
         self._emit("writing", None)
 
     def _store_alone(self, conn: Connection, prepared: Prepared) -> FileOutcome:
         """Store one file in its own savepoint: a row the vault refuses fails that file, not
-        the batch."""
+        the rest of its transaction."""
         try:
             with self._in._vault.write() as inner:
                 return self._store.store_whole(inner, prepared)
@@ -419,13 +409,14 @@ class _Run:
                 self._emit("embedding", planned.source)
                 vectors = self._embed([prepared.passage_text(p) for p in part])
                 self._emit("writing", planned.source)
-                pending = list(zip(part, vectors, strict=True))
-                while pending:
-                    with vault.write() as conn:
-                        until = time.monotonic() + WRITE_SLICE_S
-                        taken = self._store.store_passages(conn, prepared, started, pending, until)
-                        receipts.append(conn, "ingest", {"files": 0, "passages": taken})
-                    pending = pending[taken:]
+                write_in_slices(
+                    vault,
+                    list(zip(part, vectors, strict=True)),
+                    lambda conn, pair: self._store.store_passage(conn, prepared, started, *pair),
+                    lambda conn, done: receipts.append(
+                        conn, "ingest", {"files": 0, "passages": len(done)}
+                    ),
+                )
             with vault.write() as conn:
                 outcome = self._store.finish(
                     conn, prepared, started, self._overtime(prepared, started)

@@ -5,8 +5,8 @@ names it introduces, and its row in ``sources``.
 
 A short document is stored whole inside its batch's transaction (``store_whole``). A long one is
 stored in parts, each in transactions of its own, so another writer (a ``cairn add``, the
-window) gets in between them: ``begin`` writes the Document, ``store_passages`` as much of a
-part as fits in a transaction's time, ``finish`` the rest.
+window) gets in between them: ``begin`` writes the Document, ``store_passage`` each passage
+(as many to a transaction as ``slices`` lets in), ``finish`` the rest.
 Until ``finish`` commits, the file's source row says it is unfinished (state ``failed``, naming
 the Document being written): a rerun reading the same bytes goes on from the first passage that
 is missing, so a kill or a Stop loses no passage and writes none twice.
@@ -18,7 +18,6 @@ A file of several documents (a mailbox) has a Document per part besides the file
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -111,12 +110,8 @@ class DocumentStore:
     def store_whole(self, conn: Connection, prepared: Prepared) -> FileOutcome:
         started = self.begin(conn, prepared)
         assert prepared.passage_vectors is not None
-        self.store_passages(
-            conn,
-            prepared,
-            started,
-            list(zip(prepared.passages, prepared.passage_vectors, strict=True)),
-        )
+        for passage, vector in zip(prepared.passages, prepared.passage_vectors, strict=True):
+            self.store_passage(conn, prepared, started, passage, vector)
         return self.finish(conn, prepared, started)
 
     def begin(self, conn: Connection, prepared: Prepared, *, in_parts: bool = False) -> Started:
@@ -170,28 +165,16 @@ class DocumentStore:
             source_rows.put(conn, row)
         return started
 
-    def store_passages(
-        self,
-        conn: Connection,
-        prepared: Prepared,
-        started: Started,
-        passages: Sequence[tuple[Passage, Any]],
-        until: float | None = None,
-    ) -> int:
-        """Store ``passages`` in order, stopping after the one that ends past ``until`` (a
-        ``time.monotonic()``); returns how many of them were taken."""
-        taken = 0
-        for passage, vector in passages:
-            taken += 1
-            if passage.ordinal in started.done:
-                continue
-            match = self._store_passage(conn, prepared, passage, vector, started)
-            started.done.add(passage.ordinal)
-            if match is not None:
-                started.matched.append(match)
-            if until is not None and time.monotonic() > until:
-                break
-        return taken
+    def store_passage(
+        self, conn: Connection, prepared: Prepared, started: Started, passage: Passage, vector: Any
+    ) -> None:
+        """One passage of the document ``started`` (none if it is stored already)."""
+        if passage.ordinal in started.done:
+            return
+        match = self._store_passage(conn, prepared, passage, vector, started)
+        started.done.add(passage.ordinal)
+        if match is not None:
+            started.matched.append(match)
 
     def finish(
         self, conn: Connection, prepared: Prepared, started: Started, extra: Sequence[str] = ()
