@@ -417,6 +417,10 @@ class _Run:
                         conn, "ingest", {"files": 0, "passages": len(done)}
                     ),
                 )
+            if started.replaced:  # a changed file: its old passages become history first
+                with vault.read() as conn:
+                    old = self._store.passages_to_retire(conn, started)
+                write_in_slices(vault, old, self._store.retire_passage)
             with vault.write() as conn:
                 outcome = self._store.finish(
                     conn, prepared, started, self._overtime(prepared, started)

@@ -364,20 +364,23 @@ class DocumentStore:
         for edge in graph_rows.edges_of(conn, old_document, links.EDGE):
             if edge["src"] == old_document and edge["rationale"] in links.LINK_RATIONALES:
                 graph_rows.delete_edge(conn, edge["seq"])
-        at = now_iso()
         for passage_id in contents_of(conn, old_document):
-            rows = graph_rows.nodes_by_ids(conn, [passage_id], scopes)
-            if rows and rows[0]["status"] != "superseded":
-                graph_rows.update_node(
-                    conn,
-                    passage_id,
-                    {
-                        "status": "superseded",
-                        "valid_to": rows[0]["valid_to"] or at,
-                        "updated_at": at,
-                    },
-                )
-                self._space.status_changed(rows[0]["seq"], "superseded")
+            self.retire_passage(conn, passage_id)
+
+    def passages_to_retire(self, conn: Connection, started: Started) -> list[str]:
+        """What the versions a long document replaces hold (their passages, their parts):
+        the pipeline makes it history in short transactions before ``finish``, which then has
+        only the Documents left to supersede."""
+        return [p for d in started.replaced for p in contents_of(conn, d)]
+
+    def retire_passage(self, conn: Connection, passage_id: str) -> None:
+        """One passage of an old version becomes history (once: again, it is left as is)."""
+        rows = graph_rows.nodes_by_ids(conn, [passage_id], [self._scope])
+        if rows and rows[0]["status"] != "superseded":
+            at = now_iso()
+            changes = {"status": "superseded", "valid_to": rows[0]["valid_to"] or at}
+            graph_rows.update_node(conn, passage_id, {**changes, "updated_at": at})
+            self._space.status_changed(rows[0]["seq"], "superseded")
 
     @staticmethod
     def _passages_of(conn: Connection, documents: Sequence[str]) -> frozenset[str]:

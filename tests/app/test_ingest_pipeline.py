@@ -16,6 +16,7 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.ingestion import pipeline
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.service import MemoryService
@@ -673,3 +674,31 @@ def test_the_logseq_docs_link_as_their_pages_say(corpus: Path, tmp_path: Path) -
     # normalised, so one note linking both spellings has one edge: 519 pairs, 518 edges.
     assert edges == {("Document", "active"): 778, ("Topic", "stub"): 518}
     assert report.links == 778 + 518 and report.stubs == 476
+
+
+def test_a_changed_long_document_makes_every_old_passage_history(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """A document written in parts (more passages than one transaction takes) that changes:
+    its old passages become history in short transactions before the new version finishes,
+    and none stays searchable as current."""
+    note = tmp_path / "log.md"
+    note.write_text(files.sectioned_markdown("old", pipeline.WHOLE_PASSAGES + 20), "utf-8")
+    service.ingest([note])
+    with service._vault.read() as conn:
+        old_ids = {r[0] for r in conn.execute("SELECT id FROM nodes WHERE type = 'Passage'")}
+    old_passages = len(old_ids)
+    assert old_passages > pipeline.WHOLE_PASSAGES
+    note.write_text(files.sectioned_markdown("new", pipeline.WHOLE_PASSAGES + 30), "utf-8")
+    report = service.ingest([note])
+    assert [f.state for f in report.files] == ["replaced"]
+    with service._vault.read() as conn:
+        statuses = dict(
+            conn.execute(
+                "SELECT status, count(*) FROM nodes WHERE type = 'Passage' GROUP BY status"
+            ).fetchall()
+        )
+    assert statuses == {"superseded": old_passages, "active": report.files[0].passages}
+    # An old passage's own words find no old passage: they are history.
+    hits = service.search(files.prose("old-3", 2), scopes=ALL).results
+    assert not {hit.id for hit in hits} & old_ids
