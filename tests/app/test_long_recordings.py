@@ -1,0 +1,100 @@
+"""A long recording through the real extraction worker: streamed from its file, decoded and
+transcribed a window at a time, its speech heard at the right times across window edges, in a
+memory budget that decoding the file whole (as faster-whisper's own decoder does) cannot
+meet."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker
+from tests.ingest.long_recordings import (
+    CHILD,
+    JFK,
+    JOY,
+    STRIPE,
+    SUNDAY,
+    assert_heard_in_place,
+    place,
+    write_flac,
+)
+
+# Two hours keep the test near 30 s here (voice detection alone runs at ~500x real time on a
+# core); windows of two minutes keep the worker within a budget far below the whole decode.
+LENGTH_S = 2 * 3600.0
+WINDOW_S = 120.0
+BUDGET_MIB = 640  # the worker peaks near 470 MiB with the model loaded
+
+# faster-whisper's decode_audio on the whole file, which the worker called before windows,
+# alone in a process: its peak resident size (VmHWM) in KiB.
+_WHOLE_DECODE = """
+import sys
+from faster_whisper.audio import decode_audio
+samples = decode_audio(sys.argv[1])
+with open("/proc/self/status") as status:
+    print(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+"""
+
+
+def _peak_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+
+
+def _worker_pid() -> int:
+    (child,) = [p for p in multiprocessing.active_children() if p.name == "cairn-extract"]
+    assert child.pid is not None
+    return child.pid
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="peak memory is read from /proc")
+def test_a_long_recording_is_kept_in_a_memory_budget_whole_decoding_cannot_meet(
+    corpus: Path, tmp_path: Path
+) -> None:
+    lines = [WINDOW_S * n for n in range(1, 60)]
+    clips = [
+        # Windows 1 and 2 hear nothing: the language is detected in the third, on speech.
+        place(corpus, JFK, lines[1] - 5.5),  # across a grid line: a plain cut splits "what"
+        place(corpus, CHILD, lines[5]),  # starting on a line
+        place(corpus, STRIPE, end_s=lines[9]),  # ending on one
+        # Speech over all of a line's search span, the cut in one of its pauses.
+        place(corpus, JFK, lines[13] - 9.0),
+        place(corpus, JOY, lines[13] - 9.0 + 11.3),
+        place(corpus, SUNDAY, LENGTH_S - 200.0),  # an hour and a half of windows later
+    ]
+    path = tmp_path / "all day.flac"
+    write_flac(path, LENGTH_S, clips)
+
+    whole = subprocess.run(
+        [sys.executable, "-c", _WHOLE_DECODE, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    whole_mib = int(whole.stdout) / 1024
+    # 10 bytes a sample: its s16 bytes, the float32 copy and a temporary; without a model yet.
+    assert whole_mib > 1.7 * BUDGET_MIB, whole_mib
+
+    settings = ExtractionSettings(
+        data_dir=str(tmp_path / "data"), memory_mib=BUDGET_MIB, audio_window_s=WINDOW_S
+    )
+    worker = ExtractionWorker(settings)
+    try:
+        doc = worker.extract(path)  # would raise "needed more than 640 MiB" over the budget
+        peak_mib = _peak_mib(_worker_pid())
+    finally:
+        worker.close()
+    assert peak_mib < BUDGET_MIB, peak_mib
+
+    assert doc.warnings == ()
+    assert doc.metadata["duration_s"] == pytest.approx(LENGTH_S)
+    assert doc.metadata["language"] == "en"
+    assert doc.metadata["language_probability"] > 0.5
+    assert_heard_in_place(doc, clips)
