@@ -14,7 +14,10 @@ in the metadata.
 A file PyAV cannot open or decode fails with the reason. A file that ends early (cut off while
 copying) is transcribed as far as it decodes, with a warning naming how much of its stated
 length was missing: what it says up to the cut is still worth keeping. Audio without speech is
-kept as a document without segments, with a warning, so it is not mistaken for a failure.
+kept as a document without segments, with a warning, so it is not mistaken for a failure. A
+recording so long for its size that even decoding it and finding its speech could not finish
+in the time the app allows it (``TimeBudget``) is refused before anything is decoded, with
+what to do: hours spent on a file that is then stopped would be lost.
 
 The model (see ``whisper_model``) is loaded once per process for each folder and thread count:
 loading takes about a second. Whisper base on one core transcribes speech in about 0.4 times
@@ -25,6 +28,7 @@ decoding and voice detection cost about a three-hundredth of the length, speech 
 from __future__ import annotations
 
 import io
+import math
 import os
 import threading
 from dataclasses import dataclass, field
@@ -52,6 +56,11 @@ MISSING_TOLERANCE_S = 0.5
 # room in the worker's 3 GiB for a larger model the user chose. Longer windows save little:
 # a window's fixed cost is a fraction of a second.
 DEFAULT_WINDOW_S = 600.0
+# The least time a second of recording costs, however little of it is speech: decoding and
+# resampling it (AAC, MP3, Opus: 1/600 to 1/900 s of one core here) and the voice detection
+# that finds nothing in it to transcribe (1/530 s). A machine twice as fast as this one would
+# still need 1/500 s: a recording over its time budget at this rate can never be read in it.
+LEAST_SECONDS_PER_SECOND = 1 / 500
 NO_SPEECH_WARNING = "no speech found"
 MEDIA_TYPES = {
     ".mp3": "audio/mpeg", ".wav": "audio/wav", ".flac": "audio/flac", ".ogg": "audio/ogg",
@@ -72,6 +81,17 @@ def default_threads() -> int:
 
 
 @dataclass(frozen=True)
+class TimeBudget:
+    """The time the app allows for reading a file: ``base_s`` and ``per_mib_s`` for each MiB."""
+
+    base_s: float
+    per_mib_s: float
+
+    def seconds(self, size: int) -> float:
+        return self.base_s + self.per_mib_s * size / 2**20
+
+
+@dataclass(frozen=True)
 class WhisperSettings:
     model_dir: Path | None = None  # a CTranslate2 Whisper folder the user chose; None: bundled
     data_dir: Path | None = None  # the app's data dir: the bundled model is joined under it
@@ -79,6 +99,7 @@ class WhisperSettings:
     threads: int = field(default_factory=default_threads)
     beam_size: int = DEFAULT_BEAM_SIZE
     window_s: float = DEFAULT_WINDOW_S  # the length decoded and transcribed at a time
+    time_budget: TimeBudget | None = None  # None: no recording is refused for its length
 
     def __post_init__(self) -> None:
         if self.threads < 1:
@@ -137,6 +158,8 @@ def extract(source: bytes | BinaryIO, name: str, settings: WhisperSettings) -> E
     if not size:
         raise ExtractionError(f"{name} is empty: there is nothing to transcribe.")
     with Recording(stream, name) as recording:
+        if settings.time_budget is not None and recording.stated_s is not None:
+            _refuse_if_too_long(name, recording.stated_s, size, settings.time_budget)
         segments, language = _transcribe(recording, settings)
         duration = recording.decoded_s
         stated_s, title = recording.stated_s, recording.title
@@ -207,6 +230,43 @@ def _remaining(stream: BinaryIO) -> int:
     end = stream.seek(0, io.SEEK_END)
     stream.seek(here)
     return end - here
+
+
+def _refuse_if_too_long(name: str, stated_s: float, size: int, budget: TimeBudget) -> None:
+    """Raise, before any decoding, if the recording's length alone needs more than its budget."""
+    least = stated_s * LEAST_SECONDS_PER_SECOND
+    allowed = budget.seconds(size)
+    if least <= allowed:
+        return
+    # A part of length L at the same bit rate is allowed base + per_mib * L * bytes/s / MiB and
+    # needs L * LEAST; the two meet at the longest part that fits. The slope is positive here,
+    # since even the size's share of the budget falls short of the whole recording's need.
+    slope = LEAST_SECONDS_PER_SECOND - budget.per_mib_s * size / stated_s / 2**20
+    longest = budget.base_s / slope
+    raise ExtractionError(
+        f"{name} is {_length(stated_s)} long for its {size / 2**20:.1f} MiB: even decoding it and "
+        f"finding where its speech is would take about {_length(least)}, and a file of its size "
+        f"is allowed {_length(allowed)} to be read (the time allowed grows with a file's size, "
+        "not its length), so it was not decoded. Split it into recordings of at most "
+        f"{_at_most(longest)} each and add those."
+    )
+
+
+def _at_most(seconds: float) -> str:
+    """A length rounded down, so that a part of that length surely fits."""
+    if seconds >= 3600:
+        return f"{math.floor(seconds / 360) / 10:.1f} h"
+    if seconds >= 60:
+        return f"{math.floor(seconds / 60)} min"
+    return f"{math.floor(seconds)} s"
+
+
+def _length(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
 
 
 def _segments(found: Any, window: Window) -> list[Segment]:

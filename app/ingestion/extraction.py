@@ -7,7 +7,8 @@ batch carry on. The budget is per file: time grows with the file's size (a two-h
 takes longer than a memo), memory is the worker's resident size, read from ``/proc`` where the
 platform has it (elsewhere only the time budget applies). Text travels between the processes
 through a pipe, never through a file. Recordings are not read whole: the transcriber streams
-the file and decodes it a window at a time.
+the file and decodes it a window at a time, and is told the time budget, so a recording too
+long for its budget is refused before it is decoded rather than stopped hours later.
 """
 
 from __future__ import annotations
@@ -224,11 +225,17 @@ def _ocr_settings(settings: ExtractionSettings) -> Any:
 
 
 def _whisper_settings(settings: ExtractionSettings) -> Any:
-    from cairn.ingest.audio import DEFAULT_WINDOW_S, WhisperSettings
+    from cairn.ingest.audio import DEFAULT_WINDOW_S, TimeBudget, WhisperSettings
 
     return WhisperSettings(
         model_dir=Path(settings.whisper_model_dir) if settings.whisper_model_dir else None,
         data_dir=Path(settings.data_dir) if settings.data_dir else None,
+        # time_budget's own terms for audio, so the transcriber can tell, before decoding, a
+        # recording that cannot be read in the time this worker will give it.
+        time_budget=TimeBudget(
+            base_s=BASE_SECONDS * settings.time_scale,
+            per_mib_s=SECONDS_PER_MIB["audio"] * settings.time_scale,
+        ),
         window_s=settings.audio_window_s or DEFAULT_WINDOW_S,
     )
 

@@ -1,18 +1,21 @@
 """A long recording through the real extraction worker: streamed from its file, decoded and
 transcribed a window at a time, its speech heard at the right times across window edges, in a
 memory budget that decoding the file whole (as faster-whisper's own decoder does) cannot
-meet."""
+meet; and one too long for the time it is allowed, refused at once, not stopped at the end."""
 
 from __future__ import annotations
 
 import multiprocessing
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker
+from cairn.ingest.audio import LEAST_SECONDS_PER_SECOND
+from cairn.ingest.document import ExtractionError
 from tests.ingest.long_recordings import (
     CHILD,
     JFK,
@@ -98,3 +101,23 @@ def test_a_long_recording_is_kept_in_a_memory_budget_whole_decoding_cannot_meet(
     assert doc.metadata["language"] == "en"
     assert doc.metadata["language_probability"] > 0.5
     assert_heard_in_place(doc, clips)
+
+
+@pytest.mark.slow
+def test_a_recording_too_long_for_its_time_budget_is_refused_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "all week.flac"
+    write_flac(path, 3 * 3600.0, noise=0.0)  # three hours of digital silence in 2 MB
+    settings = ExtractionSettings(data_dir=str(tmp_path / "data"), time_scale=0.08)
+    budget = settings.time_budget("audio", path.stat().st_size)
+    least = 3 * 3600 * LEAST_SECONDS_PER_SECOND
+    assert budget < least  # 19 s allowed; decoding and voice detection need 22 s at the least
+    worker = ExtractionWorker(settings)
+    started = time.monotonic()
+    try:
+        with pytest.raises(ExtractionError, match="so it was not decoded") as refused:
+            worker.extract(path)
+    finally:
+        worker.close()
+    # Refused as the file was opened, not stopped when its budget ran out.
+    assert time.monotonic() - started < budget / 2
+    assert f"is allowed {budget:.0f} s to be read" in str(refused.value)

@@ -1,10 +1,13 @@
 """Recordings decoded and transcribed window by window: the windows hold exactly the sound
-faster-whisper's whole-file decoder gives, cut at quiet points on a fixed grid; and speech across a
-window's edge is heard whole and at its time, in a video's sound track too."""
+faster-whisper's whole-file decoder gives, cut at quiet points on a fixed grid; speech across a
+window's edge is heard whole and at its time, in a video's sound track too; and a recording too
+long for the time it is allowed is refused before it is decoded."""
 
 from __future__ import annotations
 
 import io
+import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +15,9 @@ import pytest
 from faster_whisper.audio import decode_audio
 
 from cairn.ingest import audio, whisper_model
-from cairn.ingest.audio import WhisperSettings
+from cairn.ingest.audio import LEAST_SECONDS_PER_SECOND, TimeBudget, WhisperSettings
 from cairn.ingest.audio_windows import QUIET_SHARE, SAMPLE_RATE, Recording, quiet_cut
+from cairn.ingest.document import ExtractionError
 from tests.ingest.long_recordings import (
     CHILD,
     JFK,
@@ -23,6 +27,7 @@ from tests.ingest.long_recordings import (
     place,
     sound,
     wav,
+    write_flac,
     write_video,
 )
 
@@ -119,3 +124,30 @@ def test_a_video_sound_track_is_transcribed_in_windows(
     assert doc.media_type == media_type
     assert doc.metadata["duration_s"] == pytest.approx(170.0, abs=0.1)
     assert_heard_in_place(doc, clips)
+
+
+def test_a_recording_too_long_for_its_time_budget_is_refused_before_decoding(
+    tmp_path: Path, english: WhisperSettings
+) -> None:
+    path = tmp_path / "all night.flac"
+    write_flac(path, 3 * 3600.0, noise=0.0)  # three hours in 2 MB
+    size = path.stat().st_size
+    budget = TimeBudget(base_s=5.0, per_mib_s=5.0)
+    allowed = budget.seconds(size)
+    assert allowed < 3 * 3600 * LEAST_SECONDS_PER_SECOND  # 15 s allowed, 22 s needed at least
+    settings = WhisperSettings(data_dir=english.data_dir, language="en", time_budget=budget)
+
+    started = time.monotonic()
+    with path.open("rb") as stream, pytest.raises(ExtractionError) as refused:
+        audio.extract(stream, path.name, settings)
+    # Decoding three hours and finding no speech in them takes 20 s and more here.
+    assert time.monotonic() - started < 2.0
+    message = str(refused.value)
+    assert message.startswith("all night.flac is 3.0 h long for its 1.9 MiB: even decoding it")
+    assert "would take about 22 s, and a file of its size is allowed 15 s" in message
+    assert "so it was not decoded" in message
+    longest = re.search(r"Split it into recordings of at most (\d+\.\d) h each", message)
+    assert longest is not None
+    # A part that long, of the same bit rate, is allowed the time it needs at the least.
+    part_s = float(longest.group(1)) * 3600
+    assert part_s * LEAST_SECONDS_PER_SECOND <= budget.seconds(size * part_s // (3 * 3600))
