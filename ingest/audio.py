@@ -3,7 +3,7 @@
 The file is read as a stream (the file itself, or bytes in memory) and decoded in windows of
 ten minutes (``audio_windows``; a video's sound track the same way), so no plaintext copy of a
 recording ever reaches the disk and memory is bounded by a window whatever the recording's
-length: a day-long meeting is transcribed in the same few hundred MB as a voice memo. Each
+length: ten hours are read in about 600 MiB, the model included, a memo in about 400. Each
 window is transcribed on its own and its segments' times are offset by its start. Voice
 activity detection skips the silent stretches, which also keeps Whisper from inventing text in
 them. Each Whisper segment becomes a ``Segment`` located by its time range, so a passage found
