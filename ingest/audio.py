@@ -1,33 +1,41 @@
 """Speech in audio and video files, transcribed on this computer with faster-whisper.
 
-The file's bytes are decoded in memory (PyAV, through faster-whisper, from an ``io.BytesIO``;
-a video's sound track the same way), so no plaintext copy of a recording ever reaches the disk.
-Voice activity detection skips the silent stretches, which also keeps Whisper from inventing
-text in them. Each Whisper segment becomes a ``Segment`` located by its time range, so a passage
-found later can be played from its place; the detected language is in the metadata.
+The file is read as a stream (the file itself, or bytes in memory) and decoded in windows of
+ten minutes (``audio_windows``; a video's sound track the same way), so no plaintext copy of a
+recording ever reaches the disk and memory is bounded by a window whatever the recording's
+length: ten hours are read in about 600 MiB, the model included, a memo in about 400. Each
+window is transcribed on its own and its segments' times are offset by its start. Voice
+activity detection skips the silent stretches, which also keeps Whisper from inventing text in
+them. Each Whisper segment becomes a ``Segment`` located by its time range, so a passage found
+later can be played from its place. The language is the one set, or the one detected on the
+recording's first speech (as Whisper did on a whole file), kept for every later window; it is
+in the metadata.
 
 A file PyAV cannot open or decode fails with the reason. A file that ends early (cut off while
 copying) is transcribed as far as it decodes, with a warning naming how much of its stated
 length was missing: what it says up to the cut is still worth keeping. Audio without speech is
-kept as a document without segments, with a warning, so it is not mistaken for a failure.
+kept as a document without segments, with a warning, so it is not mistaken for a failure. A
+recording so long for its size that even decoding it and finding its speech could not finish
+in the time the app allows it (``TimeBudget``) is refused before anything is decoded, with
+what to do: hours spent on a file that is then stopped would be lost.
 
 The model (see ``whisper_model``) is loaded once per process for each folder and thread count:
-loading takes about a second. Whisper base on one core transcribes in about 0.4 times the
-recording's length, a third less when the language is set (detecting it costs an encoder pass).
+loading takes about a second. Whisper base on one core transcribes speech in about 0.4 times
+its length, a third less when the language is set (detecting it costs an encoder pass);
+decoding and voice detection cost about a three-hundredth of the length, speech or not.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-import numpy as np
-import numpy.typing as npt
-
+from cairn.ingest.audio_windows import MIN_WINDOW_S, Recording, Window
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.whisper_model import TranscriptionUnavailable, bundled_model_dir, check_model_dir
 
@@ -36,7 +44,6 @@ if TYPE_CHECKING:
 
 # ORT_DISABLE_TELEMETRY and HF_HUB_OFFLINE are set by the package (cairn/ingest/__init__.py).
 
-SAMPLE_RATE = 16_000  # what Whisper listens at; faster-whisper resamples to it
 COMPUTE_TYPE = "int8"  # a quarter of float32's memory, and the fastest on a CPU
 DEFAULT_BEAM_SIZE = 5  # faster-whisper's default; 1 (greedy) is hardly faster for base
 # Half the cores leaves the others to the app while a folder of recordings is transcribed in
@@ -44,6 +51,16 @@ DEFAULT_BEAM_SIZE = 5  # faster-whisper's default; 1 (greedy) is hardly faster f
 MAX_DEFAULT_THREADS = 4
 # A decoded recording shorter than its container states by more than this was cut short.
 MISSING_TOLERANCE_S = 0.5
+# Ten minutes of 16 kHz float32 is 38 MB; with voice detection's copies and the features of a
+# window full of speech a window costs 200-350 MB on top of the loaded model, which leaves
+# room in the worker's 3 GiB for a larger model the user chose. Longer windows save little:
+# a window's fixed cost is a fraction of a second.
+DEFAULT_WINDOW_S = 600.0
+# The least time a second of recording costs, however little of it is speech: decoding and
+# resampling it (AAC, MP3, Opus: 1/600 to 1/900 s of one core here) and the voice detection
+# that finds nothing in it to transcribe (1/530 s). A machine twice as fast as this one would
+# still need 1/500 s: a recording over its time budget at this rate can never be read in it.
+LEAST_SECONDS_PER_SECOND = 1 / 500
 NO_SPEECH_WARNING = "no speech found"
 MEDIA_TYPES = {
     ".mp3": "audio/mpeg", ".wav": "audio/wav", ".flac": "audio/flac", ".ogg": "audio/ogg",
@@ -64,24 +81,33 @@ def default_threads() -> int:
 
 
 @dataclass(frozen=True)
+class TimeBudget:
+    """The time the app allows for reading a file: ``base_s`` and ``per_mib_s`` for each MiB."""
+
+    base_s: float
+    per_mib_s: float
+
+    def seconds(self, size: int) -> float:
+        return self.base_s + self.per_mib_s * size / 2**20
+
+
+@dataclass(frozen=True)
 class WhisperSettings:
     model_dir: Path | None = None  # a CTranslate2 Whisper folder the user chose; None: bundled
     data_dir: Path | None = None  # the app's data dir: the bundled model is joined under it
     language: str | None = None  # a Whisper language code ("en", "de"); None: detected per file
     threads: int = field(default_factory=default_threads)
     beam_size: int = DEFAULT_BEAM_SIZE
+    window_s: float = DEFAULT_WINDOW_S  # the length decoded and transcribed at a time
+    time_budget: TimeBudget | None = None  # None: no recording is refused for its length
 
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise ValueError(f"threads must be at least 1, not {self.threads}")
         if self.beam_size < 1:
             raise ValueError(f"beam_size must be at least 1, not {self.beam_size}")
-
-
-@dataclass(frozen=True)
-class _Container:
-    stated_s: float | None  # the length the file claims, if it says
-    title: str | None
+        if self.window_s < MIN_WINDOW_S:
+            raise ValueError(f"window_s must be at least {MIN_WINDOW_S:g} s, not {self.window_s}")
 
 
 _models_lock = threading.Lock()
@@ -124,19 +150,71 @@ def load_model(settings: WhisperSettings) -> WhisperModel:
     return model
 
 
-def extract(data: bytes, name: str, settings: WhisperSettings) -> ExtractedDocument:
-    """Transcribe one audio or video file, its speech as segments located by time."""
-    if not data:
+def extract(source: bytes | BinaryIO, name: str, settings: WhisperSettings) -> ExtractedDocument:
+    """Transcribe one audio or video file, its speech as segments located by time. ``source``
+    is the file's bytes or the open file (seekable, read from where it stands)."""
+    stream = io.BytesIO(source) if isinstance(source, bytes) else source
+    size = _remaining(stream)
+    if not size:
         raise ExtractionError(f"{name} is empty: there is nothing to transcribe.")
-    container = _probe(data, name)
-    audio = _decode(data, name)
-    duration = audio.shape[0] / SAMPLE_RATE
+    with Recording(stream, name) as recording:
+        if settings.time_budget is not None and recording.stated_s is not None:
+            _refuse_if_too_long(name, recording.stated_s, size, settings.time_budget)
+        segments, language = _transcribe(recording, settings)
+        duration = recording.decoded_s
+        stated_s, title = recording.stated_s, recording.title
+    if duration == 0:
+        raise ExtractionError(
+            f"{name} holds no sound that could be decoded; the file may be cut short or damaged. "
+            "Add a complete copy."
+        )
     warnings: list[str] = []
-    if container.stated_s is not None and container.stated_s - duration > MISSING_TOLERANCE_S:
+    if stated_s is not None and stated_s - duration > MISSING_TOLERANCE_S:
         warnings.append(
-            f"only {duration:.1f} s of its {container.stated_s:.1f} s could be decoded; the file "
+            f"only {duration:.1f} s of its {stated_s:.1f} s could be decoded; the file "
             "may be cut short or damaged"
         )
+    metadata: dict[str, Any] = {"duration_s": round(duration, 3)}
+    if language is not None:
+        metadata["language"], probability = language
+        metadata["language_probability"] = round(probability, 3)
+    else:
+        warnings.append(NO_SPEECH_WARNING)
+    return ExtractedDocument(
+        title=title or PurePath(name).stem,
+        media_type=MEDIA_TYPES.get(PurePath(name).suffix.lower(), FALLBACK_MEDIA_TYPE),
+        segments=tuple(segments),
+        metadata=metadata,
+        warnings=tuple(warnings),
+    )
+
+
+def _transcribe(
+    recording: Recording, settings: WhisperSettings
+) -> tuple[list[Segment], tuple[str, float] | None]:
+    """Every window's segments, and the language with its probability (None without speech)."""
+    segments: list[Segment] = []
+    model: WhisperModel | None = None
+    language = settings.language
+    # A language "detected" in silence is a guess about nothing: taken from the first window
+    # with speech in it, and then set for the windows after (one language for the recording,
+    # one encoder pass saved per window).
+    detected: tuple[str, float] | None = None
+    for window in recording.windows(settings.window_s):
+        if model is None:  # after the first window decodes: a damaged file fails before loading
+            model = _loaded_model(settings)
+        found, info = model.transcribe(
+            window.samples, language=language, beam_size=settings.beam_size, vad_filter=True
+        )
+        pieces = _segments(found, window)  # the window's samples are reused after this
+        if pieces and detected is None:
+            detected = (str(info.language), float(info.language_probability))
+            language = detected[0]
+        segments.extend(pieces)
+    return segments, detected
+
+
+def _loaded_model(settings: WhisperSettings) -> WhisperModel:
     model = load_model(settings)
     if settings.language is not None and settings.language not in model.supported_languages:
         raise TranscriptionUnavailable(
@@ -144,78 +222,68 @@ def extract(data: bytes, name: str, settings: WhisperSettings) -> ExtractedDocum
             f"({', '.join(model.supported_languages)}). Choose one of those in the settings, or "
             "leave the language to be detected."
         )
-    found, info = model.transcribe(
-        audio, language=settings.language, beam_size=settings.beam_size, vad_filter=True
-    )
-    segments = tuple(_segments(found, duration))
-    metadata: dict[str, Any] = {"duration_s": round(duration, 3)}
-    if segments:
-        # A language "detected" in silence is a guess about nothing: kept only with speech.
-        metadata["language"] = info.language
-        metadata["language_probability"] = round(float(info.language_probability), 3)
-    else:
-        warnings.append(NO_SPEECH_WARNING)
-    return ExtractedDocument(
-        title=container.title or PurePath(name).stem,
-        media_type=MEDIA_TYPES.get(PurePath(name).suffix.lower(), FALLBACK_MEDIA_TYPE),
-        segments=segments,
-        metadata=metadata,
-        warnings=tuple(warnings),
-    )
+    return model
 
 
-def _probe(data: bytes, name: str) -> _Container:
-    import av
-
-    try:
-        with av.open(io.BytesIO(data), mode="r", metadata_errors="ignore") as container:
-            streams = container.streams.audio
-            if not streams:
-                raise ExtractionError(f"{name} has no sound track: there is nothing to transcribe.")
-            stream = streams[0]
-            if stream.duration is not None and stream.time_base is not None:
-                stated: float | None = float(stream.duration * stream.time_base)
-            elif container.duration is not None:
-                stated = container.duration / av.time_base
-            else:
-                stated = None
-            title = str(container.metadata.get("title", "")).strip() or None
-    except (av.error.FFmpegError, ValueError, OSError) as exc:
-        raise _unreadable(name, exc) from None
-    return _Container(stated_s=stated, title=title)
+def _remaining(stream: BinaryIO) -> int:
+    here = stream.tell()
+    end = stream.seek(0, io.SEEK_END)
+    stream.seek(here)
+    return end - here
 
 
-def _decode(data: bytes, name: str) -> npt.NDArray[np.float32]:
-    import av
-    from faster_whisper.audio import decode_audio
-
-    try:
-        audio: npt.NDArray[np.float32] = decode_audio(io.BytesIO(data), sampling_rate=SAMPLE_RATE)
-    except (av.error.FFmpegError, ValueError, OSError) as exc:
-        raise _unreadable(name, exc) from None
-    if audio.size == 0:
-        raise ExtractionError(
-            f"{name} holds no sound that could be decoded; the file may be cut short or damaged. "
-            "Add a complete copy."
-        )
-    return audio
-
-
-def _unreadable(name: str, exc: Exception) -> ExtractionError:
-    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    return ExtractionError(
-        f"{name} is not an audio or video file that can be read ({reason}); it may be damaged or "
-        "cut short. Add a complete copy, or convert it to a common format (mp3, m4a, wav)."
+def _refuse_if_too_long(name: str, stated_s: float, size: int, budget: TimeBudget) -> None:
+    """Raise, before any decoding, if the recording's length alone needs more than its budget."""
+    least = stated_s * LEAST_SECONDS_PER_SECOND
+    allowed = budget.seconds(size)
+    if least <= allowed:
+        return
+    # A part of length L at the same bit rate is allowed base + per_mib * L * bytes/s / MiB and
+    # needs L * LEAST; the two meet at the longest part that fits. The slope is positive here,
+    # since even the size's share of the budget falls short of the whole recording's need.
+    slope = LEAST_SECONDS_PER_SECOND - budget.per_mib_s * size / stated_s / 2**20
+    longest = budget.base_s / slope
+    raise ExtractionError(
+        f"{name} is {_length(stated_s)} long for its {size / 2**20:.1f} MiB: even decoding it and "
+        f"finding where its speech is would take about {_length(least)}, and a file of its size "
+        f"is allowed {_length(allowed)} to be read (the time allowed grows with a file's size, "
+        "not its length), so it was not decoded. Split it into recordings of at most "
+        f"{_at_most(longest)} each and add those."
     )
 
 
-def _segments(found: Any, duration: float) -> list[Segment]:
+def _at_most(seconds: float) -> str:
+    """A length rounded down, so that a part of that length surely fits."""
+    if seconds >= 3600:
+        return f"{math.floor(seconds / 360) / 10:.1f} h"
+    if seconds >= 60:
+        return f"{math.floor(seconds / 60)} min"
+    return f"{math.floor(seconds)} s"
+
+
+def _length(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
+
+
+def _segments(found: Any, window: Window) -> list[Segment]:
+    """Whisper's segments of one window, placed in the recording by the window's start."""
     segments = []
     for piece in found:
         text = piece.text.strip()
         if not text:
             continue
-        start = min(max(float(piece.start), 0.0), duration)
-        end = min(max(float(piece.end), start), duration)
-        segments.append(Segment(text, Locator(start_s=round(start, 3), end_s=round(end, 3))))
+        start = min(max(float(piece.start), 0.0), window.duration_s)
+        end = min(max(float(piece.end), start), window.duration_s)
+        segments.append(
+            Segment(
+                text,
+                Locator(
+                    start_s=round(window.start_s + start, 3), end_s=round(window.start_s + end, 3)
+                ),
+            )
+        )
     return segments

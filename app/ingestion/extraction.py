@@ -6,7 +6,9 @@ enormous scan) is stopped by ending that process, and the app, the vault and the
 batch carry on. The budget is per file: time grows with the file's size (a two-hour recording
 takes longer than a memo), memory is the worker's resident size, read from ``/proc`` where the
 platform has it (elsewhere only the time budget applies). Text travels between the processes
-through a pipe, never through a file.
+through a pipe, never through a file. Recordings are not read whole: the transcriber streams
+the file and decodes it a window at a time, and is told the time budget, so a recording too
+long for its budget is refused before it is decoded rather than stopped hours later.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class ExtractionSettings:
     whisper_model_dir: str | None = None  # a folder the user chose instead of the bundled model
     time_scale: float = 1.0  # multiplies the time budget
     memory_mib: int = DEFAULT_MEMORY_MIB
+    audio_window_s: float | None = None  # seconds transcribed at a time; None: the default
 
     def time_budget(self, kind: str, size: int) -> float:
         per_mib = SECONDS_PER_MIB.get(kind, DEFAULT_SECONDS_PER_MIB)
@@ -97,6 +100,9 @@ def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
         if path.suffix.lower() == ".mbox":  # read message by message: mailboxes run to GBs
             with path.open("rb") as stream:
                 return _mailbox(stream, name, settings)
+        if kind == "audio":  # decoded a window at a time: a day's recording runs to GBs too
+            with path.open("rb") as stream:
+                return _audio(stream, name, settings)
         data = path.read_bytes()
     except OSError as exc:
         raise ExtractionError(f"{name} could not be read ({exc.strerror}).") from None
@@ -194,10 +200,10 @@ def _image(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDoc
     return image.extract(data, name, _ocr_settings(settings))
 
 
-def _audio(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
+def _audio(source: bytes | BinaryIO, name: str, settings: ExtractionSettings) -> ExtractedDocument:
     from cairn.ingest import audio
 
-    return audio.extract(data, name, _whisper_settings(settings))
+    return audio.extract(source, name, _whisper_settings(settings))
 
 
 # Not languages to read text in: Tesseract's orientation and script detection data.
@@ -220,11 +226,18 @@ def _ocr_settings(settings: ExtractionSettings) -> Any:
 
 
 def _whisper_settings(settings: ExtractionSettings) -> Any:
-    from cairn.ingest.audio import WhisperSettings
+    from cairn.ingest.audio import DEFAULT_WINDOW_S, TimeBudget, WhisperSettings
 
     return WhisperSettings(
         model_dir=Path(settings.whisper_model_dir) if settings.whisper_model_dir else None,
         data_dir=Path(settings.data_dir) if settings.data_dir else None,
+        # time_budget's own terms for audio, so the transcriber can tell, before decoding, a
+        # recording that cannot be read in the time this worker will give it.
+        time_budget=TimeBudget(
+            base_s=BASE_SECONDS * settings.time_scale,
+            per_mib_s=SECONDS_PER_MIB["audio"] * settings.time_scale,
+        ),
+        window_s=settings.audio_window_s or DEFAULT_WINDOW_S,
     )
 
 
