@@ -39,7 +39,12 @@ _FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+).+?\1")
 _WIKILINK = re.compile(r"(?<!#)(!?)\[\[([^\[\]\n]+)\]\]")
 # [shown](target "title") and ![alt](target): only a relative path to a file is an attachment.
-_MARKDOWN_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)")
+# The shown text may hold brackets one level deep ("[see [1]](a.pdf)"); a bracket opened inside
+# those ends the try at once, so a line of a hundred thousand "[" is read in one pass, not one
+# pass per bracket.
+_MARKDOWN_LINK = re.compile(
+    r"!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)"
+)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _TAG = re.compile(r"(?<![\w#&/])(?<!\]\()#(?:\[\[([^\[\]\n]+)\]\]|([^\W\d_][\w/-]*))")
 _PROPERTY = re.compile(r"^([A-Za-z][\w-]*)::\s*(.*)$")
