@@ -22,7 +22,7 @@ from defusedxml import ElementTree as SafeElementTree
 from defusedxml.common import DefusedXmlException
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.zip_parts import attr, local
+from cairn.ingest.zip_parts import DAMAGED, attr, local
 
 MAX_PART_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -38,7 +38,7 @@ NOTE_PARTS = (
 def extract(data: bytes, name: str) -> ExtractedDocument:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError):
+    except DAMAGED:
         raise ExtractionError(
             f"{name} is not a readable Word document (it may be damaged, or an old .doc file: "
             "save it as .docx and add it again)."
@@ -71,8 +71,14 @@ def _part(archive: zipfile.ZipFile, part: str, name: str) -> ElementTree.Element
         return None
     if info.file_size > MAX_PART_BYTES:
         raise ExtractionError(f"{name}: its part {part} is too large to be a document's text.")
-    with archive.open(info) as stream:
-        raw = stream.read(MAX_PART_BYTES + 1)
+    try:
+        with archive.open(info) as stream:
+            raw = stream.read(MAX_PART_BYTES + 1)
+    except DAMAGED as exc:
+        raise ExtractionError(
+            f"{name} is damaged ({part}: {exc}). If it opens in Word or LibreOffice, save it "
+            "again and add it."
+        ) from None
     if len(raw) > MAX_PART_BYTES:  # the size in the zip's directory was a lie
         raise ExtractionError(f"{name}: its part {part} is too large to be a document's text.")
     try:
