@@ -7,6 +7,10 @@ batch carry on. The budget is per file: time grows with the file's size (a two-h
 takes longer than a memo), memory is the worker's resident size, read from ``/proc`` where the
 platform has it (elsewhere only the time budget applies). Text travels between the processes
 through a pipe, never through a file.
+
+A file that cannot be read fails with a sentence, whatever went wrong in the worker: a reader's
+own ``ExtractionError``, or the worker's words for what no reader caught (nesting deeper than
+Python recurses, a reader's bug, whose trace goes to stderr: ``ingest/failures.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
 
@@ -256,14 +262,44 @@ def _serve(connection: Any, settings: ExtractionSettings) -> None:
             return
         if path is None:
             return
-        try:
-            connection.send(("ok", extract_file(Path(path), settings)))
-        except ExtractionError as exc:
-            connection.send(("failed", str(exc)))
-        except MemoryError:
-            connection.send(("failed", "it needs more memory than this computer has free"))
-        except Exception as exc:  # a parser's own bug on a malformed file: that file fails
-            connection.send(("failed", f"it could not be read ({type(exc).__name__}: {exc})"))
+        connection.send_bytes(_answer(Path(path), settings))
+
+
+# What a reader's failure is told as, by the kind of file (see ``_answer``).
+READER_NAMES = {
+    "text": "text", "html": "web page", "docx": "Word", "odt": "OpenDocument", "epub": "EPUB",
+    "email": "e-mail", "pdf": "PDF", "image": "picture", "audio": "recording", "source": "code",
+}  # fmt: skip
+
+
+def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
+    """The worker's answer for one file, pickled: ``("ok", document)``, or ``("failed", a
+    sentence)``, never an exception's name. Pickled here, so that what cannot be sent fails
+    as the file's reason too."""
+    name = readable(path.name)
+    try:
+        return ForkingPickler.dumps(("ok", extract_file(path, settings)))
+    except ExtractionError as exc:
+        reason = str(exc)
+    except MemoryError:
+        reason = f"{name}: {failures.NEEDS_MEMORY}"
+    except RecursionError:  # a reader that does not catch it itself (see ``failures``)
+        reason = (
+            f"{name} is nested more deeply than Cairn reads (structures inside structures, "
+            "hundreds of levels down): no ordinary file is built like that, so it is damaged "
+            "or made to stop readers. Save it again from the program that made it, or leave "
+            "it out."
+        )
+    except Exception as exc:  # a reader's own bug on a file nobody foresaw: that file fails
+        reader = f"Cairn's {READER_NAMES.get(kind_of(path) or '', 'file')} reader"
+        failures.trace(exc, reader)
+        reason = (
+            f"{name} could not be read: {reader} stopped on something in it that it did not "
+            "expect. That is a fault in Cairn, not in what you did (its details went to "
+            "Cairn's error output). Save the file again from the program that made it and add "
+            "it again; if it still fails, please report it."
+        )
+    return ForkingPickler.dumps(("failed", reason))
 
 
 class ExtractionWorker:

@@ -177,6 +177,11 @@ def docx_bytes(paragraphs: list[str], heading: str | None = None) -> bytes:
     body = (paragraph(heading, "Heading1") if heading else "") + "".join(
         paragraph(text) for text in paragraphs
     )
+    return docx_with_body(body)
+
+
+def docx_with_body(body: str) -> bytes:
+    """A minimal Word document whose ``w:body`` holds ``body`` (WordprocessingML)."""
     document = (
         f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         f'<w:document xmlns:w="{_W}"><w:body>{body}</w:body></w:document>'
