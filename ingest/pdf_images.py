@@ -24,7 +24,7 @@ from PIL import Image, ImageChops
 from pypdf import apply_configuration
 from pypdf.errors import DependencyError, PyPdfError
 
-from cairn.ingest import failures
+from cairn.ingest import failures, lifetime
 from cairn.ingest.document import ExtractionError
 
 # What pypdf raises on a damaged file or page (its own errors, and what its parsing lets out),
@@ -155,6 +155,7 @@ def _jbig2(stream: Any) -> Image.Image:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             pass_fds=(read_end,),
+            preexec_fn=lifetime.programs_end_with_us(),
         )  # fmt: skip
     except OSError:
         os.close(write_end)

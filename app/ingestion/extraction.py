@@ -10,7 +10,9 @@ through a pipe, never through a file.
 
 A file that cannot be read fails with a sentence, whatever went wrong in the worker: a reader's
 own ``ExtractionError``, or the worker's words for what no reader caught (nesting deeper than
-Python recurses, a reader's bug, whose trace goes to stderr: ``ingest/failures.py``).
+Python recurses, a reader's bug, whose trace goes to stderr: ``ingest/failures.py``). The
+worker ends with the process that started it (``ingest/lifetime.py``): a parent killed while a
+file is read leaves no reader running and nothing printed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +28,7 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from cairn.ingest import failures
+from cairn.ingest import failures, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
 
@@ -252,17 +255,24 @@ class Stopped(Exception):
 
 
 def _serve(connection: Any, settings: ExtractionSettings) -> None:
-    """The worker's loop: read a path, answer with a document or the reason it failed."""
+    """The extraction worker's entry point and loop: read a path, answer with a document or
+    the reason it failed. A parent that is gone ends it, at once where the kernel can tell
+    (``lifetime``), else at its next word on the pipe: quietly either way."""
+    lifetime.end_with_parent()
     # Ctrl+C reaches the whole process group; the app decides whether to stop, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             path = connection.recv()
-        except EOFError:
+        except lifetime.PARENT_GONE:
             return
         if path is None:
             return
-        connection.send_bytes(_answer(Path(path), settings))
+        answer = _answer(Path(path), settings)
+        try:
+            connection.send_bytes(answer)
+        except lifetime.PARENT_GONE:
+            return
 
 
 # What a reader's failure is told as, by the kind of file (see ``_answer``).
@@ -312,6 +322,7 @@ class ExtractionWorker:
         self._context = multiprocessing.get_context("spawn")
         self._process: Any = None
         self._connection: Any = None
+        self._started_by: threading.Thread | None = None
 
     def extract(
         self, path: Path, should_stop: Callable[[], bool] = lambda: False
@@ -328,7 +339,12 @@ class ExtractionWorker:
         if should_stop():  # before a worker is started for nothing (a cancelled run)
             raise Stopped
         self._ensure_started()
-        self._connection.send(str(path))
+        try:
+            self._connection.send(str(path))
+        except OSError:  # it ended between two files: a fresh one reads this one
+            self._stop()
+            self._ensure_started()
+            self._connection.send(str(path))
         started = time.monotonic()
         # The checks come before each wait, the first included, and a wait ends by the
         # budget's end: a child quicker than one poll still meets a Stop or a budget.
@@ -381,12 +397,21 @@ class ExtractionWorker:
         self._stop()
 
     def _ensure_started(self) -> None:
-        if self._process is not None and self._process.is_alive():
+        # The worker ends with the thread that started it (``lifetime``): a worker started by
+        # a thread that has ended since is gone, or about to be.
+        if (
+            self._process is not None
+            and self._process.is_alive()
+            and self._started_by is not None
+            and self._started_by.is_alive()
+        ):
             return
+        self._stop()
         parent, child = self._context.Pipe()
         self._process = self._context.Process(
             target=_serve, args=(child, self._settings), name="cairn-extract", daemon=True
         )
+        self._started_by = threading.current_thread()
         self._process.start()
         child.close()
         self._connection = parent
