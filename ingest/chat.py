@@ -21,7 +21,8 @@ stay text.
 **Telegram** exports JSON: one chat (``{"name", "messages": [...]}``) or the whole account
 (``{"chats": {"list": [...]}}``), which becomes a document with one part per chat. Message
 text may be a string or a list of strings and formatted pieces; service messages (a member
-added, a call) are kept without a speaker.
+added, a call) are kept without a speaker. JSON nested deeper than Python's parser goes fails
+its file with a sentence saying how deep (``failures``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
+from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
 from cairn.ingest.encoding import decode
 
@@ -183,8 +185,17 @@ def telegram_export(data: bytes, name: str) -> ExtractedDocument | None:
     head = data[:4096]
     if b'"messages"' not in head and b'"chats"' not in data[:65536]:
         return None
+    text = decode(data, name)
     try:
-        root = json.loads(decode(data, name))
+        root = json.loads(text)
+    except RecursionError:  # Python's parser recurses once per level: see ``failures``
+        raise failures.too_deep(
+            name,
+            failures.json_depth(text),
+            "lists and objects inside each other",
+            "If it is a chat export, export the chat again from Telegram Desktop; otherwise "
+            "leave it out.",
+        ) from None
     except ValueError:
         return None  # not JSON: the caller reads it as the text it is
     if _is_telegram_chat(root):
@@ -252,9 +263,11 @@ def _telegram_text(value: Any) -> str:
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, list):
-        pieces = (p if isinstance(p, str) else str(p.get("text", "")) for p in value
+        # A formatted piece's text is a string; anything else in its place (a list nested a
+        # thousand deep, say) is no text, and is not spelled out.
+        pieces = (p if isinstance(p, str) else p.get("text") for p in value
                   if isinstance(p, str | dict))  # fmt: skip
-        return "".join(pieces).strip()
+        return "".join(p for p in pieces if isinstance(p, str)).strip()
     return ""
 
 

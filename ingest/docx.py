@@ -7,25 +7,30 @@ Both OOXML dialects (transitional and ISO 29500 strict) are read, by matching lo
 The XML is parsed with defusedxml (no entity declarations, no external references). A zip can
 claim any size: each part is read only up to ``MAX_PART_BYTES`` and the archive only
 up to ``MAX_TOTAL_BYTES`` uncompressed, so a zip bomb fails that file with a message instead of
-filling memory.
+filling memory. A part nested deeper than the walks here recurse fails the file too, saying how
+deep (``failures``).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePath
+from typing import TypeVar
 from xml.etree import ElementTree
 
 from defusedxml import ElementTree as SafeElementTree
 from defusedxml.common import DefusedXmlException
 
+from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.zip_parts import attr, local
+from cairn.ingest.zip_parts import DAMAGED, attr, local
 
 MAX_PART_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
+_T = TypeVar("_T")
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 # Parts with notes beside the body, and the heading their text is filed under.
 NOTE_PARTS = (
@@ -38,7 +43,7 @@ NOTE_PARTS = (
 def extract(data: bytes, name: str) -> ExtractedDocument:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError):
+    except DAMAGED:
         raise ExtractionError(
             f"{name} is not a readable Word document (it may be damaged, or an old .doc file: "
             "save it as .docx and add it again)."
@@ -53,15 +58,33 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         body = _part(archive, "word/document.xml", name)
         if body is None:
             raise ExtractionError(f"{name} has no document text part: it is not a Word document.")
-        segments = list(_body_segments(body))
+        segments = _walked(name, "word/document.xml", body, _body_segments)
         title = _core_title(archive, name) or _first_heading(segments) or PurePath(name).stem
         for part, kind, heading in NOTE_PARTS:
             notes = _part(archive, part, name)
             if notes is not None:
-                segments += [
-                    Segment(text, Locator(heading=(heading,))) for text in _notes(notes, kind)
-                ]
+                texts = _walked(name, part, notes, functools.partial(_notes, kind=kind))
+                segments += [Segment(text, Locator(heading=(heading,))) for text in texts]
     return ExtractedDocument(title=title, media_type=MEDIA_TYPE, segments=tuple(segments))
+
+
+def _walked(
+    name: str,
+    part: str,
+    root: ElementTree.Element,
+    walk: Callable[[ElementTree.Element], Iterator[_T]],
+) -> list[_T]:
+    """What ``walk`` finds in a part's tree. The walks recurse once per level of elements: a
+    part nested deeper than Python recurses fails the file, saying how deep."""
+    try:
+        return list(walk(root))
+    except RecursionError:
+        raise failures.too_deep(
+            name,
+            failures.xml_depth(root),
+            f"elements inside each other in its part {part}",
+            "Open it in Word or LibreOffice and save it again, or leave it out.",
+        ) from None
 
 
 def _part(archive: zipfile.ZipFile, part: str, name: str) -> ElementTree.Element | None:
@@ -71,8 +94,14 @@ def _part(archive: zipfile.ZipFile, part: str, name: str) -> ElementTree.Element
         return None
     if info.file_size > MAX_PART_BYTES:
         raise ExtractionError(f"{name}: its part {part} is too large to be a document's text.")
-    with archive.open(info) as stream:
-        raw = stream.read(MAX_PART_BYTES + 1)
+    try:
+        with archive.open(info) as stream:
+            raw = stream.read(MAX_PART_BYTES + 1)
+    except DAMAGED as exc:
+        raise ExtractionError(
+            f"{name} is damaged ({part}: {exc}). If it opens in Word or LibreOffice, save it "
+            "again and add it."
+        ) from None
     if len(raw) > MAX_PART_BYTES:  # the size in the zip's directory was a lie
         raise ExtractionError(f"{name}: its part {part} is too large to be a document's text.")
     try:

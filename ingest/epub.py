@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
-from cairn.ingest import html
+from cairn.ingest import failures, html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
@@ -189,8 +189,9 @@ def _located(segments: tuple[Segment, ...], chapter: str | None) -> list[Segment
 
 
 def _reason(exc: Exception) -> str:
-    """What went wrong, for a warning: our own message, or the parser's error and its kind."""
-    return str(exc) if isinstance(exc, ExtractionError) else f"{type(exc).__name__}: {exc}"
+    """What went wrong, for a warning: our own message, or a sentence for what no reader
+    foresaw (``failures``)."""
+    return failures.part_reason(exc, "the EPUB reader")
 
 
 def _resolve(base: str, href: str) -> str:

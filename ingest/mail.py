@@ -27,7 +27,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import PurePath
 from typing import BinaryIO
 
-from cairn.ingest import html
+from cairn.ingest import failures, html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 
 MESSAGE_TYPE = "message/rfc822"
@@ -62,10 +62,18 @@ def extract_message(
         return _message_document(message, name, read_attachment, None)
     except ExtractionError:
         raise
+    except RecursionError:  # the parser and the part walks recurse once per level
+        raise failures.too_deep(
+            name,
+            part_depth(data),
+            "parts inside parts",
+            "Save the message again from your mail program, or leave it out.",
+        ) from None
     except Exception as exc:  # the standard library's parser fails on some malformed mail
+        failures.trace(exc, "the e-mail reader")
         raise ExtractionError(
-            f"{name} is a malformed e-mail message ({type(exc).__name__}: {exc}). Save it again "
-            "from your mail program."
+            f"{name} is a malformed e-mail message that Cairn's mail reader could not follow. "
+            "Save it again from your mail program."
         ) from None
 
 
@@ -87,8 +95,15 @@ def extract_mailbox(
             continue
         try:
             part = _message_document(_parse(raw), name, read_attachment, number)
+        except RecursionError:
+            warnings.append(
+                f"message {number} is nested {part_depth(raw):,} levels deep (parts inside "
+                "parts), more than Cairn reads, and was left out"
+            )
+            continue
         except Exception as exc:  # one malformed message (the parser's own bug): left out
-            warnings.append(f"message {number} could not be read ({type(exc).__name__}: {exc})")
+            reason = failures.part_reason(exc, "the e-mail reader")
+            warnings.append(f"message {number} could not be read ({reason})")
             continue
         parts.append(part)
         warnings += part.warnings  # the file's outcome reports them
@@ -142,6 +157,67 @@ def _mbox_messages(stream: BinaryIO, name: str) -> Iterator[bytes | None]:
     if not started:
         raise ExtractionError(f"{name} is empty: there is nothing to keep.")
     yield None if size > MAX_MESSAGE_BYTES else b"".join(lines)
+
+
+def part_depth(data: bytes) -> int:
+    """How deeply a message's parts nest (multiparts inside multiparts, messages forwarded
+    inside messages), read from its header blocks and boundary lines: the email parser, which
+    recurses once per level, cannot say it of a message nested deeper than it goes."""
+    # What encloses the line being read: a multipart's boundary, or None for a forwarded
+    # message (which ends where a boundary around it does).
+    around: list[bytes | None] = []
+    deepest = 0
+    headers: list[bytes] | None = []  # the header block being read; None within a body
+    for line in data.splitlines():
+        if headers is not None:
+            if line.strip():
+                headers.append(line)
+                continue
+            kind, boundary = _content_type(headers)
+            headers = None
+            if kind.startswith(b"multipart/") and boundary:
+                around.append(boundary)
+            elif kind == b"message/rfc822":
+                around.append(None)
+                headers = []  # the forwarded message's own headers follow
+            deepest = max(deepest, len(around))
+            continue
+        if not line.startswith(b"--"):
+            continue
+        delimiter = line[2:].rstrip()
+        for level in range(len(around) - 1, -1, -1):
+            boundary = around[level]
+            if boundary is None:
+                continue
+            if delimiter == boundary:  # the next part of that multipart
+                del around[level + 1 :]
+                headers = []
+                break
+            if delimiter == boundary + b"--":  # its end
+                del around[level:]
+                break
+    return deepest + 1  # the message itself is the first level
+
+
+_CONTENT_TYPE = re.compile(rb"content-type:\s*([^;\s]+)(.*)", re.I | re.S)
+_BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"]*)"|([^\s;]+))', re.I)
+
+
+def _content_type(headers: list[bytes]) -> tuple[bytes, bytes | None]:
+    """A header block's content type (lower case) and boundary; continued lines joined."""
+    unfolded: list[bytes] = []
+    for line in headers:
+        if line[:1] in (b" ", b"\t") and unfolded:
+            unfolded[-1] += b" " + line.strip()
+        else:
+            unfolded.append(line)
+    for header in unfolded:
+        match = _CONTENT_TYPE.match(header)
+        if match:
+            found = _BOUNDARY.search(match.group(2))
+            boundary = (found.group(1) or found.group(2)) if found else None
+            return match.group(1).lower(), boundary
+    return b"text/plain", None
 
 
 def _parse(data: bytes) -> EmailMessage:
@@ -244,9 +320,7 @@ def _body(
             filename = part.get_filename() or filename
             segments += _attached(part, filename, where, read_attachment, warnings, depth)
         except Exception as exc:
-            reason = (
-                str(exc) if isinstance(exc, ExtractionError) else f"{type(exc).__name__}: {exc}"
-            )
+            reason = failures.part_reason(exc, "the e-mail reader")
             warnings.append(f"its attachment {filename} could not be read: {reason}")
     return segments
 

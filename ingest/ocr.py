@@ -31,7 +31,7 @@ from typing import Any
 
 from PIL import Image
 
-from cairn.ingest import pdf_images
+from cairn.ingest import lifetime, pdf_images
 from cairn.ingest.document import ExtractionError
 
 # Above this an image is refused before its pixels are decoded: 40 MP is a 600-dpi scan of an
@@ -133,6 +133,7 @@ class Tesseract:
                 timeout=self.settings.timeout_s,
                 env={**os.environ, "OMP_THREAD_LIMIT": OMP_THREAD_LIMIT},
                 check=False,
+                preexec_fn=lifetime.programs_end_with_us(),  # a page may take a minute
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError):
             raise ExtractionError(NOT_INSTALLED) from None

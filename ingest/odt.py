@@ -7,7 +7,8 @@ body. Tables of contents and indexes repeat the text and are skipped, as is dele
 text. ``meta.xml`` gives the title, author and language (a damaged one is a warning: the text
 is still read).
 
-The zip and its XML are read within ``zip_parts``' bounds.
+The zip and its XML are read within ``zip_parts``' bounds; a ``content.xml`` nested deeper than
+the walks here recurse fails its file, saying how deep (``failures``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
+from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
@@ -68,7 +70,15 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
             warnings = []
     notes = _Notes()
     text = next((el for el in content.iter() if local(el.tag) == "text"), None)
-    segments = list(_blocks(text, [], notes)) if text is not None else []
+    try:
+        segments = list(_blocks(text, [], notes)) if text is not None else []
+    except RecursionError:  # the walks recurse once per level of elements
+        raise failures.too_deep(
+            name,
+            failures.xml_depth(content),
+            "elements inside each other in its part content.xml",
+            "Open it in LibreOffice and save it again, or leave it out.",
+        ) from None
     segments += [Segment(note, Locator(heading=("Footnotes",))) for note in notes.footnotes]
     segments += [Segment(note, Locator(heading=("Comments",))) for note in notes.comments]
     return packaged_document(name, MEDIA_TYPE, segments, _metadata(meta), warnings)

@@ -22,12 +22,13 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
-from pypdf import PdfReader
-from pypdf.errors import FileNotDecryptedError, PdfReadError
+from pypdf import PdfReader, get_configuration
+from pypdf.errors import LimitReachedError
 
-from cairn.ingest import pdf_pages
+from cairn.ingest import failures, pdf_pages
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.ocr import PageText, summarise
+from cairn.ingest.pdf_images import PDF_DAMAGED
 from cairn.ingest.placeholder_titles import document_title
 
 MEDIA_TYPE = "application/pdf"
@@ -38,6 +39,8 @@ _SPACE_RUNS = re.compile(r"[ \t]+")
 # Control characters a text layer carries from fonts without a Unicode map (LaTeX math fonts
 # give \x00, \x12...): noise to a reader, and a NUL cuts text short in some tools.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# How pypdf words a RecursionError it met reading an object.
+_RECURSION = re.compile(r"RecursionError|recursion depth", re.I)
 # (page number, reader's page object) -> the page's text by OCR, with how sure it was or not.
 PageOcr = Callable[[int, Any], str | PageText]
 
@@ -55,7 +58,13 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
                 "that."
             )
         pages = list(reader.pages)
-    except (PdfReadError, ValueError, KeyError, TypeError, FileNotDecryptedError) as exc:
+    except RecursionError:
+        raise _too_deep(name) from None
+    except LimitReachedError as exc:
+        raise _past_limit(name, exc) from None
+    except PDF_DAMAGED as exc:
+        if _RECURSION.search(str(exc)):  # pypdf passes on a RecursionError as its message
+            raise _too_deep(name) from None
         raise ExtractionError(f"{name} is not a readable PDF ({exc}).") from None
     segments: list[Segment] = []
     scanned: list[int] = []
@@ -67,7 +76,8 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
         try:
             text = _clean(page.extract_text() or "")
         except Exception as exc:  # one bad page must not cost the others
-            warnings.append(f"page {number} could not be read ({type(exc).__name__})")
+            reason = failures.part_reason(exc, "the PDF reader", PDF_DAMAGED)
+            warnings.append(f"page {number} could not be read ({reason})")
             continue
         has_layer = len(text) >= MIN_TEXT_CHARS
         if has_layer and not _mostly_images(page, text):
@@ -108,6 +118,34 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
         segments=tuple(segments),
         metadata=metadata,
         warnings=tuple(warnings),
+    )
+
+
+def _too_deep(name: str) -> ExtractionError:
+    return failures.too_deep(
+        name,
+        None,
+        "arrays and dictionaries inside each other, hundreds of levels down",
+        "If it opens in a PDF viewer, print it to a new PDF and add that; otherwise leave it out.",
+    )
+
+
+def _past_limit(name: str, exc: LimitReachedError) -> ExtractionError:
+    """pypdf's limits guard against files built to exhaust a reader (a page tree that nests
+    or loops without end, more objects than a file holds)."""
+    if "page tree depth" in str(exc):
+        return failures.too_deep(
+            name,
+            None,
+            "its pages in groups inside groups, more than "
+            f"{get_configuration().page_tree_maximum_depth} levels down",
+            "If it opens in a PDF viewer, print it to a new PDF and add that; otherwise leave "
+            "it out.",
+        )
+    return ExtractionError(
+        f"{name} is built in a way no ordinary PDF is, and reading it was stopped at one of "
+        f"the PDF reader's limits ({exc}). If it opens in a PDF viewer, print it to a new PDF "
+        "and add that."
     )
 
 

@@ -13,16 +13,24 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import struct
 import subprocess
 import threading
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
 from PIL import Image, ImageChops
 from pypdf import apply_configuration
+from pypdf.errors import DependencyError, PyPdfError
 
+from cairn.ingest import failures, lifetime
 from cairn.ingest.document import ExtractionError
 
+# What pypdf raises on a damaged file or page (its own errors, and what its parsing lets out),
+# and what decoding a damaged image raises besides (Pillow, zlib).
+PDF_DAMAGED = (PyPdfError, ValueError, KeyError, TypeError)
+IMAGE_DAMAGED = (*PDF_DAMAGED, OSError, EOFError, SyntaxError, struct.error, zlib.error)
 # Images narrower or lower than this (rules, bullets, icons) hold no line of readable text.
 MIN_SIDE = 16
 # jbig2dec's own memory cap (its -M): a 40-megapixel bilevel page is 5 MB, its symbol
@@ -43,7 +51,8 @@ def page_images(page: Any, max_pixels: int) -> Iterator[Image.Image | str]:
         with apply_configuration(jbig2dec_binary=None):  # see the module's docstring
             keys = list(page.images.keys())
     except Exception as exc:  # a damaged content stream: this page's images, not the file
-        yield f"its images could not be listed ({type(exc).__name__})"
+        reason = failures.part_reason(exc, "the PDF reader", PDF_DAMAGED)
+        yield f"its images could not be listed ({reason})"
         return
     for key in keys:
         stream = _xobject(page, key)  # None for an image written inline in the content
@@ -57,8 +66,12 @@ def page_images(page: Any, max_pixels: int) -> Iterator[Image.Image | str]:
             image = _decode(page, key, stream)
         except ExtractionError:
             raise
+        except DependencyError as exc:  # pypdf's words name what is missing
+            yield f"an image could not be decoded: {exc}"
+            continue
         except Exception as exc:  # a damaged or unusual image: the page's others still count
-            yield f"an image could not be decoded ({type(exc).__name__})"
+            reason = failures.part_reason(exc, "the PDF reader", IMAGE_DAMAGED)
+            yield f"an image could not be decoded ({reason})"
             continue
         if image is None or min(image.size) < MIN_SIDE:
             continue
@@ -142,6 +155,7 @@ def _jbig2(stream: Any) -> Image.Image:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             pass_fds=(read_end,),
+            preexec_fn=lifetime.programs_end_with_us(),
         )  # fmt: skip
     except OSError:
         os.close(write_end)

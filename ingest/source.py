@@ -34,8 +34,13 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         return dataclasses.replace(as_text, media_type=media_type, title=PurePath(name).name)
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError) as exc:
-        warning = f"the Python code does not parse ({exc}); kept as text"
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        # Python's own parser gives up on code nested too deeply with a RecursionError, or a
+        # MemoryError when its stack overflows (``-`` repeated a hundred thousand times).
+        if isinstance(exc, RecursionError | MemoryError):
+            warning = "the Python code is nested more deeply than Python parses; kept as text"
+        else:
+            warning = f"the Python code does not parse ({exc}); kept as text"
         return dataclasses.replace(
             as_text,
             media_type=media_type,

@@ -3,7 +3,9 @@ text from binary and finds the encoding), split by heading and paragraph with li
 for the links and tags the writer stated.
 
 - Front matter (YAML between ``---`` lines) gives the title, aliases and tags; Logseq's
-  ``key:: value`` page properties (``alias::``, ``tags::``, ``title::``) do the same.
+  ``key:: value`` page properties (``alias::``, ``tags::``, ``title::``) do the same. Front
+  matter that is not YAML, or is nested or repeats itself (aliases) beyond the limits here, is
+  kept as text with a warning saying which.
 - The title is the front matter ``title`` (or Logseq's ``title::``), else a level-1 heading
   that opens the file (the Markdown convention for a document's title), else the file name.
   A heading further down, or of another level, is a section's name, never the file's. (A note
@@ -22,6 +24,7 @@ for the links and tags the writer stated.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,7 +42,12 @@ _FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+).+?\1")
 _WIKILINK = re.compile(r"(?<!#)(!?)\[\[([^\[\]\n]+)\]\]")
 # [shown](target "title") and ![alt](target): only a relative path to a file is an attachment.
-_MARKDOWN_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)")
+# The shown text may hold brackets one level deep ("[see [1]](a.pdf)"); a bracket opened inside
+# those ends the try at once, so a line of a hundred thousand "[" is read in one pass, not one
+# pass per bracket.
+_MARKDOWN_LINK = re.compile(
+    r"!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)"
+)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _TAG = re.compile(r"(?<![\w#&/])(?<!\]\()#(?:\[\[([^\[\]\n]+)\]\]|([^\W\d_][\w/-]*))")
 _PROPERTY = re.compile(r"^([A-Za-z][\w-]*)::\s*(.*)$")
@@ -106,21 +114,62 @@ def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict[str, Any]
         return {}, 0
     for end in range(1, len(lines)):
         if lines[end].strip() in ("---", "..."):
+            block = "\n".join(lines[1:end])
             try:
-                data = yaml.safe_load("\n".join(lines[1:end]))
+                data = yaml.safe_load(block)
+                if data is None:
+                    return {}, end + 1
+                if not isinstance(data, dict):
+                    warnings.append(
+                        "the front matter is not a list of keys and values; kept as text"
+                    )
+                    return {}, 0
+                # Dates and numbers become text: metadata is plain data a JSON column holds.
+                values = [0]
+                return {str(k): _plain(v, values) for k, v in data.items()}, end + 1
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f" (line {mark.line + 2})" if mark is not None else ""
                 warnings.append(f"the front matter is not valid YAML{where}; kept as text")
-                return {}, 0
-            if data is None:
-                return {}, end + 1
-            if not isinstance(data, dict):
-                warnings.append("the front matter is not a list of keys and values; kept as text")
-                return {}, 0
-            # Dates and numbers become text: metadata is plain data a JSON column can hold.
-            return {str(k): _plain(v) for k, v in data.items()}, end + 1
+            except (RecursionError, _TooMuch):  # PyYAML recurses once per level, as does _plain
+                warnings.append(_too_much(block))
+            return {}, 0
     return {}, 0
+
+
+# Front matter is a note's title, tags and a few fields. Deeper or larger, it is left as text:
+# YAML's aliases (&a, *a) can repeat a value inside itself, or a billion times over in a few
+# lines, which spelled out as metadata would fill the memory.
+MAX_FRONT_MATTER_DEPTH = 32
+MAX_FRONT_MATTER_VALUES = 10_000
+
+
+class _TooMuch(Exception):
+    """Front matter deeper or larger than Cairn keeps (see ``_too_much``)."""
+
+
+def _too_much(block: str) -> str:
+    """Why front matter was kept as text: it is nested too deeply, or its aliases repeat more
+    than Cairn keeps."""
+    # The parser's events come without recursion, so front matter PyYAML could not load is
+    # measured too; only down to the limit, as its scanner slows with every level open.
+    depth = 0
+    with contextlib.suppress(yaml.YAMLError):  # measured as far as it parses
+        for event in yaml.parse(block, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_FRONT_MATTER_DEPTH:
+                    return (
+                        f"the front matter is nested more than {MAX_FRONT_MATTER_DEPTH} levels "
+                        "deep, more than Cairn reads; kept as text"
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    return (
+        "the front matter's aliases (&name, *name) repeat values inside one another beyond "
+        f"what Cairn reads ({MAX_FRONT_MATTER_VALUES:,} values, {MAX_FRONT_MATTER_DEPTH} levels "
+        "deep); kept as text"
+    )
 
 
 def _page_properties(lines: list[str], start: int) -> tuple[dict[str, Any], int]:
@@ -264,11 +313,16 @@ def _dedupe(names: list[str]) -> list[str]:
     return list(seen.values())
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, values: list[int], depth: int = 2) -> Any:
+    """``value`` as plain data; ``values`` counts those spelled out so far and ``depth`` is
+    its level (the front matter's keys are the first): ``_TooMuch`` past the limits."""
+    values[0] += 1
+    if depth > MAX_FRONT_MATTER_DEPTH or values[0] > MAX_FRONT_MATTER_VALUES:
+        raise _TooMuch
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, values, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, values, depth + 1) for v in value]
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     return str(value)

@@ -9,6 +9,12 @@ platform has it (elsewhere only the time budget applies). Text travels between t
 through a pipe, never through a file. Recordings are not read whole: the transcriber streams
 the file and decodes it a window at a time, and is told the time budget, so a recording too
 long for its budget is refused before it is decoded rather than stopped hours later.
+
+A file that cannot be read fails with a sentence, whatever went wrong in the worker: a reader's
+own ``ExtractionError``, or the worker's words for what no reader caught (nesting deeper than
+Python recurses, a reader's bug, whose trace goes to stderr: ``ingest/failures.py``). The
+worker ends with the process that started it (``ingest/lifetime.py``): a parent killed while a
+file is read leaves no reader running and nothing printed.
 """
 
 from __future__ import annotations
@@ -16,13 +22,16 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from cairn.app import process_privacy
+from cairn.ingest import failures, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
 
@@ -260,25 +269,62 @@ class Stopped(Exception):
 
 
 def _serve(connection: Any, settings: ExtractionSettings) -> None:
-    """The worker's loop: read a path, answer with a document or the reason it failed."""
+    """The extraction worker's entry point and loop: read a path, answer with a document or
+    the reason it failed. A parent that is gone ends it, at once where the kernel can tell
+    (``lifetime``), else at its next word on the pipe: quietly either way."""
+    lifetime.end_with_parent()
     process_privacy.protect()  # what it reads is plaintext: no core of it (process_privacy)
     # Ctrl+C reaches the whole process group; the app decides whether to stop, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             path = connection.recv()
-        except EOFError:
+        except lifetime.PARENT_GONE:
             return
         if path is None:
             return
+        answer = _answer(Path(path), settings)
         try:
-            connection.send(("ok", extract_file(Path(path), settings)))
-        except ExtractionError as exc:
-            connection.send(("failed", str(exc)))
-        except MemoryError:
-            connection.send(("failed", "it needs more memory than this computer has free"))
-        except Exception as exc:  # a parser's own bug on a malformed file: that file fails
-            connection.send(("failed", f"it could not be read ({type(exc).__name__}: {exc})"))
+            connection.send_bytes(answer)
+        except lifetime.PARENT_GONE:
+            return
+
+
+# What a reader's failure is told as, by the kind of file (see ``_answer``).
+READER_NAMES = {
+    "text": "text", "html": "web page", "docx": "Word", "odt": "OpenDocument", "epub": "EPUB",
+    "email": "e-mail", "pdf": "PDF", "image": "picture", "audio": "recording", "source": "code",
+}  # fmt: skip
+
+
+def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
+    """The worker's answer for one file, pickled: ``("ok", document)``, or ``("failed", a
+    sentence)``, never an exception's name. Pickled here, so that what cannot be sent fails
+    as the file's reason too."""
+    name = readable(path.name)
+    try:
+        return ForkingPickler.dumps(("ok", extract_file(path, settings)))
+    except ExtractionError as exc:
+        reason = str(exc)
+    except MemoryError:
+        reason = f"{name}: {failures.NEEDS_MEMORY}"
+    except RecursionError:  # a reader that does not catch it itself (see ``failures``)
+        reason = (
+            f"{name} is nested more deeply than Cairn reads (structures inside structures, "
+            "hundreds of levels down): no ordinary file is built like that, so it is damaged "
+            "or made to stop readers. Save it again from the program that made it, or leave "
+            "it out."
+        )
+    except Exception as exc:  # a reader's own bug on a file nobody foresaw: that file fails
+        reader = f"Cairn's {READER_NAMES.get(kind_of(path) or '', 'file')} reader"
+        failures.trace(exc, reader)
+        reason = (
+            f"{name} could not be read: {reader} stopped on something in it that it did not "
+            "expect. That is a fault in Cairn, not in what you did (its details went to "
+            "Cairn's error output). Save the file again from the program that made it and add "
+            "it again; if it still fails, please report it."
+        )
+    return ForkingPickler.dumps(("failed", reason))
 
 
 class ExtractionWorker:
@@ -291,6 +337,7 @@ class ExtractionWorker:
         self._context = multiprocessing.get_context("spawn")
         self._process: Any = None
         self._connection: Any = None
+        self._started_by: threading.Thread | None = None
 
     def extract(
         self, path: Path, should_stop: Callable[[], bool] = lambda: False
@@ -307,7 +354,12 @@ class ExtractionWorker:
         if should_stop():  # before a worker is started for nothing (a cancelled run)
             raise Stopped
         self._ensure_started()
-        self._connection.send(str(path))
+        try:
+            self._connection.send(str(path))
+        except OSError:  # it ended between two files: a fresh one reads this one
+            self._stop()
+            self._ensure_started()
+            self._connection.send(str(path))
         started = time.monotonic()
         # The checks come before each wait, the first included, and a wait ends by the
         # budget's end: a child quicker than one poll still meets a Stop or a budget.
@@ -360,12 +412,21 @@ class ExtractionWorker:
         self._stop()
 
     def _ensure_started(self) -> None:
-        if self._process is not None and self._process.is_alive():
+        # The worker ends with the thread that started it (``lifetime``): a worker started by
+        # a thread that has ended since is gone, or about to be.
+        if (
+            self._process is not None
+            and self._process.is_alive()
+            and self._started_by is not None
+            and self._started_by.is_alive()
+        ):
             return
+        self._stop()
         parent, child = self._context.Pipe()
         self._process = self._context.Process(
             target=_serve, args=(child, self._settings), name="cairn-extract", daemon=True
         )
+        self._started_by = threading.current_thread()
         self._process.start()
         child.close()
         self._connection = parent

@@ -11,7 +11,8 @@ The key, the paths and the progress travel through that pipe, never through a fi
 sends a word down the pipe and the child stops as ``CancelToken`` promises (after the current
 file; a file being read is abandoned). ``ApartRuns.stop_all`` (the vault is about to close)
 cancels, waits a little, and then ends the child: a batch it had not committed is rolled back
-by SQLite, and a rerun adds those files again.
+by SQLite, and a rerun adds those files again. The child ends the same way, at once, when the
+window's process is killed (``ingest/lifetime.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from cairn.app.embedding_model import Embedder
 from cairn.app.errors import CairnError
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
+from cairn.ingest import lifetime
 from cairn.storage.vault import Vault
 
 POLL_SECONDS = 0.1
@@ -230,7 +232,10 @@ class _Child:
 
 
 def _serve(pipe: Any) -> None:
-    """The child: open the vault, run the ingest, send progress and then the report."""
+    """The ingest child's entry point: open the vault, run the ingest, send progress and then
+    the report. It ends with the window's process (``lifetime``): a batch it had not
+    committed is rolled back by SQLite, as when the vault is closed under it."""
+    lifetime.end_with_parent()
     process_privacy.protect()  # a spawned child is dumpable again: see process_privacy
     # Ctrl+C in a terminal reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -242,7 +247,7 @@ def _serve(pipe: Any) -> None:
             os.nice(NICENESS)
     try:
         kind, request = pipe.recv()
-    except (EOFError, OSError):
+    except (EOFError, OSError):  # the parent is gone
         return
     assert kind == "run"
     cancel = CancelToken()

@@ -177,6 +177,11 @@ def docx_bytes(paragraphs: list[str], heading: str | None = None) -> bytes:
     body = (paragraph(heading, "Heading1") if heading else "") + "".join(
         paragraph(text) for text in paragraphs
     )
+    return docx_with_body(body)
+
+
+def docx_with_body(body: str) -> bytes:
+    """A minimal Word document whose ``w:body`` holds ``body`` (WordprocessingML)."""
     document = (
         f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         f'<w:document xmlns:w="{_W}"><w:body>{body}</w:body></w:document>'
@@ -228,6 +233,36 @@ def text_png(lines: list[str], size: int = 48) -> bytes | None:
     )
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def slow_scan_tiff(lines: list[str], noise_pages: int, seed: int = 3) -> bytes:
+    """A multi-page TIFF that takes Tesseract a second or two a page: ``lines`` typed on the
+    first page (when DejaVu Sans is there), then ``noise_pages`` letter-sized pages of speckle,
+    in which it looks for words and finds none."""
+    import random
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    size = (1700, 2200)
+    rng = random.Random(seed)
+    first = Image.new("L", size, 255)
+    path = font_path()
+    if path is not None:
+        ImageDraw.Draw(first).multiline_text(
+            (150, 200), "\n".join(lines), font=ImageFont.truetype(path, 48), fill=0, spacing=24
+        )
+    # Nearly half the dots black: a second or two of Tesseract's time a page here (a tenth
+    # black keeps it near a minute; a fiftieth, a fraction of a second).
+    dots = bytes(0 if b < 115 else 255 for b in range(256))
+    noise = [
+        Image.frombytes("L", size, rng.randbytes(size[0] * size[1]).translate(dots))
+        for _ in range(noise_pages)
+    ]
+    buffer = io.BytesIO()
+    first.save(
+        buffer, format="TIFF", save_all=True, append_images=noise, compression="tiff_deflate"
+    )
     return buffer.getvalue()
 
 

@@ -3,6 +3,7 @@ next file is read by a fresh worker: one file never costs the run."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,22 @@ def test_cancelling_stops_the_file_being_read(tmp_path: Path) -> None:
         with pytest.raises(Stopped):
             worker.extract(note, should_stop=lambda: True)
         assert worker.extract(note).title == "Note"  # a new worker takes over
+    finally:
+        worker.close()
+
+
+def test_a_worker_whose_starting_thread_ended_is_started_again(tmp_path: Path) -> None:
+    """The worker ends with the thread that started it (so it dies with a killed parent): a
+    file read later from another thread gets a fresh worker, not a dead one's failure."""
+    note = _note(tmp_path, "note.md", "# Note\n\nText.\n")
+    worker = ExtractionWorker(ExtractionSettings())
+    titles: list[str] = []
+    try:
+        reader = threading.Thread(target=lambda: titles.append(worker.extract(note).title))
+        reader.start()
+        reader.join()
+        assert worker.extract(note).title == "Note"
+        assert titles == ["Note"]
     finally:
         worker.close()
 

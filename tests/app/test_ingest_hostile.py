@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,63 @@ def test_a_hostile_folder_keeps_its_good_files_and_names_each_bad_one(
         assert {str(folder.locked_file), str(folder.locked_folder / "inside.md")} <= paths
     finally:
         hostile.unlock(folder)
+
+
+# An exception's class name, as Python prints one ("RecursionError", "KeyError: ...").
+EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
+
+
+def test_files_nested_deeper_than_any_program_writes_fail_alone_with_a_sentence(
+    tmp_path: Path, vault_env: dict[str, str]
+) -> None:
+    """A Telegram export nested 200,000 deep, a mail of 3,000 multiparts, and the like for
+    every reader that walks a nested structure: each fails alone (or keeps what it can, with a
+    warning) with a sentence that says how deep it goes, never an exception's name."""
+    root = hostile.build_nested(tmp_path / "nested")
+    done = _run("ingest", "--json", str(root), env=vault_env)
+    assert done.returncode == 1, done.stdout + done.stderr  # some files failed
+    assert "Traceback" not in done.stderr, done.stderr
+    assert not EXCEPTION_NAME.search(done.stdout + done.stderr), done.stdout + done.stderr
+    report = json.loads(done.stdout)["files"]
+    outcomes = {str(Path(f["path"]).relative_to(root)): f for f in report}
+    failed = _failed(vault_env)
+    for name, (state, words) in hostile.NESTED.items():
+        outcome = outcomes[name]
+        assert outcome["state"] == state, outcome
+        said = outcome.get("error") or " ".join(outcome.get("warnings", []))
+        for word in words:
+            assert word in said, (name, said)
+        if state == "failed":
+            assert failed[str(root / name)] == outcome["error"]
+    assert set(failed) == {
+        str(root / n) for n, (state, _) in hostile.NESTED.items() if state == "failed"
+    }
+    assert {outcomes["good/kayak.md"]["state"], outcomes["good/recipe.txt"]["state"]} == {
+        "ingested"
+    }
+    found = _run("search", "lighthouse log of storms", "--json", env=vault_env)
+    assert str(root / "deep.html") in {hit["source"] for hit in json.loads(found.stdout)["results"]}
+
+
+def test_a_reader_that_breaks_on_a_file_says_so_and_leaves_a_developer_its_trace(
+    tmp_path: Path, vault_env: dict[str, str]
+) -> None:
+    """A PDF whose catalog lost its page tree makes pypdf raise an AttributeError, which no
+    reader foresees: the file fails with a sentence, and the error's kind and where it
+    happened (pypdf's frames, not its message) go to stderr for whoever reports it."""
+    pdf = tmp_path / "no-pages.pdf"
+    pdf.write_bytes(hostile.pdf_without_page_tree())
+    done = _run("ingest", str(pdf), env=vault_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    reason = _failed(vault_env)[str(pdf)]
+    assert reason.startswith(
+        "no-pages.pdf could not be read: Cairn's PDF reader stopped on something in it that it "
+        "did not expect."
+    ), reason
+    assert "please report it" in reason
+    assert not EXCEPTION_NAME.search(reason + done.stdout), reason + done.stdout
+    assert "unexpected AttributeError" in done.stderr, done.stderr
+    assert "pypdf" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_symlink_loop_named_on_its_own_is_a_failure_not_a_traceback(

@@ -11,6 +11,8 @@ import pytest
 
 from cairn.ingest import docx
 from cairn.ingest.document import ExtractionError
+from tests.app import ingest_files as files
+from tests.ingest import kept_files as kept
 
 EXPECTED = {
     "single-paragraph.docx": ["Walking on imported air"],
@@ -107,3 +109,12 @@ def test_entity_declarations_are_refused() -> None:
 def test_damaged_files_fail_with_the_reason(data: bytes, reason: str) -> None:
     with pytest.raises(ExtractionError, match=reason):
         docx.extract(data, "bad.docx")
+
+
+@pytest.mark.parametrize("how", kept.DAMAGES)
+def test_a_damaged_part_fails_the_document_as_damaged(how: str) -> None:
+    """A body whose compressed stream is garbled, or that needs a password or a method zipfile
+    lacks: a sentence naming the part, whatever zipfile raised."""
+    data = kept.with_damaged_part(files.docx_bytes(["Plans"]), "word/document.xml", how)
+    with pytest.raises(ExtractionError, match=r"^torn\.docx is damaged \(word/document\.xml: "):
+        docx.extract(data, "torn.docx")

@@ -7,6 +7,7 @@ import gzip
 import json
 import re
 import statistics
+import time
 from pathlib import Path
 
 from cairn.ingest import html
@@ -66,3 +67,20 @@ def test_real_pages_keep_their_article_text(corpus: Path) -> None:
     assert statistics.median(recalls) >= 0.95
     assert statistics.mean(recalls) >= 0.90
     assert statistics.median(precisions) >= 0.75
+
+
+def test_deeply_nested_markup_is_read_in_one_pass() -> None:
+    """200,000 unclosed elements and as many stray end tags: whether a tag is open is one
+    look, not a scan of every element open around it (which made this hours of work)."""
+    depth = 200_000
+    page = (
+        "<html><body><p>The lighthouse log lists every storm.</p>" + "<div>" * depth
+        + "The innermost room holds the lamp." + "</span>" * depth + "</body></html>"
+    ).encode()  # fmt: skip
+    started = time.monotonic()
+    doc = html.extract(page, "deep.html")
+    assert [s.text for s in doc.segments] == [
+        "The lighthouse log lists every storm.",
+        "The innermost room holds the lamp.",
+    ]
+    assert time.monotonic() - started < 30

@@ -11,6 +11,7 @@ import pytest
 
 from cairn.ingest import mail, odt, textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
+from tests.app import hostile_files as hostile
 from tests.ingest import kept_files as kept
 
 WHEN = datetime(2024, 3, 5, 9, 30, tzinfo=timezone(timedelta(hours=1)))
@@ -89,8 +90,8 @@ def read_documents(data: bytes, name: str) -> ExtractedDocument | None:
 
 
 ODT_TYPE = "application/vnd.oasis.opendocument.text"
-# Sections nested deeper than the reader's recursion goes: it fails with a RecursionError, not
-# an ExtractionError; any such bug in one attachment's reader must cost that attachment only.
+# Sections nested deeper than the reader's recursion goes: a failure of the attachment alone,
+# which says how deep it is nested.
 NESTED_ODT = kept.odt_bytes(
     "<text:section>" * 5000 + "<text:p>x</text:p>" + "</text:section>" * 5000
 )
@@ -110,7 +111,9 @@ def test_an_attachment_that_is_damaged_or_breaks_its_reader_costs_only_itself() 
     doc = mail.extract_message(bytes(message), "garden.eml", read_documents)
     assert [s.text for s in doc.segments][1:] == ["Three files attached.", "Sow the beans in May."]
     assert len(doc.warnings) == 2
-    assert doc.warnings[0].startswith("its attachment nested.odt could not be read: ")
+    assert doc.warnings[0].startswith(
+        "its attachment nested.odt could not be read: nested.odt is nested 5,004 levels deep "
+    )
     assert doc.warnings[1].startswith(
         "its attachment damaged.odt could not be read: damaged.odt is damaged (content.xml: "
     )
@@ -144,16 +147,60 @@ def test_a_mailbox_is_one_part_per_message_numbered() -> None:
         assert {s.locator.message for s in part.segments} == {number}
 
 
-def test_a_bad_message_in_a_mailbox_is_left_out_with_a_warning() -> None:
+def test_a_bad_message_in_a_mailbox_is_left_out_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """A Content-Type the standard library's parser fails on (IndexError, found by fuzzing)
-    costs that message only."""
+    costs that message only; the warning is a sentence, and the error's kind and place are
+    left for a developer."""
     good = kept.mbox_bytes([kept.email_message("Kept", "This one is fine.")])
     bad = b"From x Tue Mar  5 09:30:00 2024\nFrom: a@b\nContent-Type: =b;b*\n\nbody\n"
     box = mail.extract_mailbox(bad + good + bad, "box.mbox")
     assert [p.title for p in box.parts] == ["Kept"]
-    assert len(box.warnings) == 2
-    assert box.warnings[0].startswith("message 1 could not be read (IndexError")
-    assert box.warnings[1].startswith("message 3 could not be read")
+    assert box.warnings == (
+        "message 1 could not be read (the reader stopped on something in it that it did not "
+        "expect)",
+        "message 3 could not be read (the reader stopped on something in it that it did not "
+        "expect)",
+    )
+    traces = [r for r in caplog.records if r.name == "cairn.ingest"]
+    assert len(traces) == 2
+    assert "unexpected IndexError" in traces[0].getMessage()
+    assert "email" in traces[0].getMessage()  # where: the standard library's mail package
+
+
+def test_a_message_nested_deeper_than_the_parser_goes_says_how_deep() -> None:
+    """3,000 multiparts inside each other, and 3,000 messages forwarded inside each other:
+    the parser's recursion gives out; the failure is a sentence with the depth, read from
+    the boundaries and headers, and in a mailbox it costs that message only."""
+    multiparts = hostile.nested_multipart_mail(3000)
+    with pytest.raises(ExtractionError) as failed:
+        mail.extract_message(multiparts, "deep.eml")
+    assert str(failed.value).startswith(
+        "deep.eml is nested 3,001 levels deep (parts inside parts), more than Cairn reads"
+    )
+    assert "Save the message again from your mail program" in str(failed.value)
+    with pytest.raises(ExtractionError, match=r"^fwd\.eml is nested 3,001 levels deep"):
+        mail.extract_message(hostile.nested_forwards_mail(3000), "fwd.eml")
+    good = kept.email_message("Kept", "This one is fine.")
+    box = mail.extract_mailbox(
+        kept.mbox_bytes([good]) + b"From x Tue Mar  5 09:30:00 2024\n" + multiparts, "box.mbox"
+    )
+    assert [p.title for p in box.parts] == ["Kept"]
+    assert box.warnings == (
+        "message 2 is nested 3,001 levels deep (parts inside parts), more than Cairn reads, "
+        "and was left out",
+    )
+    # A message nested as mail is (an attachment in a mixed part beside its alternatives) is
+    # measured as it nests, and read.
+    ordinary = kept.email_message(
+        "Plans",
+        "See the list.",
+        html="<p>See the list.</p>",
+        attachments=[("a.txt", b"x", "text/plain")],
+    )
+    assert mail.part_depth(bytes(ordinary)) == 3
+    assert mail.extract_message(bytes(ordinary), "plans.eml").title == "Plans"
 
 
 def test_headers_beyond_repair_do_not_fail_the_message() -> None:

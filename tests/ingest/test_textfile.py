@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import io
 import random
+import time
 import zipfile
 from pathlib import Path
 
@@ -271,3 +272,14 @@ def test_links_in_tables_to_headings_and_to_files() -> None:
     assert doc.attachments == ("diagram.png", "paper.pdf", "talk.ogg", "assets/harbour map.png")
     assert extract(b"# Harbour\n\nText.\n", "h.md").title == "Harbour"  # an opening title
     assert extract(b"Text.\n\n# Later\n", "later.md").title == "later"
+
+
+def test_a_line_of_brackets_is_read_in_one_pass() -> None:
+    """A Markdown link's text may hold brackets one level deep; a line of 100,000 "[" costs
+    one pass, not a scan to the line's end from each of them."""
+    started = time.monotonic()
+    note = extract(("[" * 100_000 + "]" * 100_000 + "(a.pdf)\n").encode(), "n.md")
+    assert note.attachments == ()
+    assert time.monotonic() - started < 30
+    linked = extract(b"See [the plan [v2]](plans/plan.pdf) and ![map](img/map.png).\n", "n.md")
+    assert linked.attachments == ("plans/plan.pdf", "img/map.png")
