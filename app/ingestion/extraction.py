@@ -377,15 +377,14 @@ class ExtractionWorker:
                 self._stop()
                 raise ExtractionError(
                     f"{name} took longer than {budget:.0f} s to read and was stopped. "
-                    "Split it into smaller files, or raise the time budget in settings."
+                    "Split it into smaller files and add those."
                 )
             rss = _resident_mib(self._process.pid)
             if rss is not None and rss > self._settings.memory_mib:
                 self._stop()
                 raise ExtractionError(
                     f"{name} needed more than {self._settings.memory_mib} MiB of memory "
-                    "to read and was stopped. Split it into smaller files, or raise the memory "
-                    "budget in settings."
+                    "to read and was stopped. Split it into smaller files and add those."
                 )
             if self._connection.poll(
                 max(0.0, min(POLL_SECONDS, started + budget - time.monotonic()))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 import signal
 import threading
 import traceback
@@ -33,6 +32,7 @@ from cairn.app import process_privacy
 from cairn.app.embedding_model import Embedder
 from cairn.app.errors import CairnError
 from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
 from cairn.ingest import lifetime
 from cairn.storage.vault import Vault
@@ -44,7 +44,6 @@ EXIT_GRACE_SECONDS = 10.0
 # before ending it; the lock waits this long at most (the batch is rolled back, and a rerun
 # adds its files again).
 STOP_GRACE_SECONDS = 2.0
-NICENESS = 10  # how far below the window the child runs (see ``_serve``)
 
 
 class IngestStopped(CairnError):
@@ -239,12 +238,9 @@ def _serve(pipe: Any) -> None:
     process_privacy.protect()  # a spawned child is dumpable again: see process_privacy
     # Ctrl+C in a terminal reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(os, "nice"):
-        # Background work yields the cores to the window: on two cores the embedder's threads
-        # otherwise slow a repaint of the window from tens of milliseconds to hundreds. The
-        # extraction worker and the programs it runs (Tesseract) inherit this.
-        with contextlib.suppress(OSError):
-            os.nice(NICENESS)
+    # Background work yields the cores to the window: on two cores the embedder's threads
+    # otherwise slow a repaint of the window from tens of milliseconds to hundreds.
+    lower_priority()
     try:
         kind, request = pipe.recv()
     except (EOFError, OSError):  # the parent is gone
