@@ -26,6 +26,7 @@ EDGES_PER_DIRECTION = 10  # a hub's edge list is capped each way; the response s
 MAX_DEPTH = 4
 MAX_REACHED = 500  # traverse stops here and says so, instead of walking a whole hub
 DIRECTIONS = ("out", "in", "both")
+SUPERSEDES = "supersedes"  # the history chain's edge (``history.EDGE``)
 
 
 def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
@@ -46,8 +47,19 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
             addenda.setdefault(a["node_id"], []).append(addendum)
         merged_ids = {node_id: dedup_rows.aliases_of(conn, node_id) for node_id in rows}
         hints = {node_id: feedback.enrich_hint(conn, node_id) for node_id in rows}
+        replaced_by = {
+            e["other_id"]: graph_rows.newest_edge_source(conn, e["other_id"], SUPERSEDES)
+            for e in edges
+            if e["other_status"] == "superseded"
+        }
+    held = {(e["near_id"], e["type"], e["direction"], e["other_id"]) for e in edges}
     by_node: dict[str, list[EdgeSummary]] = {node_id: [] for node_id in rows}
     for e in edges:
+        newer = replaced_by.get(e["other_id"])
+        if newer is not None and (e["near_id"], e["type"], e["direction"], newer) in held:
+            # The version that replaced the other end holds this link too (supersede gives
+            # it every link, ``history.supersede_in``): it is shown once, on the newest.
+            continue
         by_node[e["near_id"]].append(
             EdgeSummary(
                 e["type"],

@@ -51,11 +51,12 @@ class HistoryKeeper:
         """``supersede`` within a write transaction the caller holds (an edit writes the new
         version and supersedes the old one in one).
 
-        ``carry_links``: the old version's links (both ways: what links to it, what it links
-        to, the passages ``part_of`` it) move to the new version, since a link is about the
+        ``carry_links``: the new version gets every link of the old one (both ways: what links
+        to it, what it links to, the passages ``part_of`` it), since a link is about the
         memory, not about one wording of it: the note a reading list points at is still that
-        note once edited. Only the history chain stays where it is. An ingest of a changed
-        file says False: the new file's text states its own links and passages."""
+        note once edited. The old version keeps its own, so the graph as it stood (``as_of``)
+        still walks them; ``graph.get`` shows a link to the newest version only. An ingest of
+        a changed file says False: the new file's text states its own links and passages."""
         if old_id == new_id:
             raise InvalidRequest("A memory cannot supersede itself.")
         rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
@@ -111,7 +112,7 @@ class HistoryKeeper:
             },
         )
         if carry_links:
-            graph_rows.move_edges(conn, old_id, new_id, (EDGE,))
+            graph_rows.copy_edges(conn, old_id, new_id, (EDGE,))
         dedup_rows.close_review_items_of(conn, old_id, "superseded", at)
         receipts.append(conn, "supersede", {"nodes": 2})
         return self._history(conn, new_id, scopes)

@@ -53,20 +53,35 @@ def delete_edge(conn: Connection, seq: int) -> None:
     conn.execute("DELETE FROM edges WHERE seq = ?", (seq,))
 
 
-def move_edges(conn: Connection, old_id: str, new_id: str, keep_types: Sequence[str]) -> int:
-    """Point every edge of ``old_id`` at ``new_id`` instead, both ways, but those of
-    ``keep_types`` and those between the two. An edge ``new_id`` already has stays where it
-    is (the same link is not made twice). Returns how many moved."""
+def copy_edges(conn: Connection, old_id: str, new_id: str, keep_types: Sequence[str]) -> int:
+    """Give ``new_id`` every edge ``old_id`` has, both ways, but those of ``keep_types`` and
+    those between the two; the old one keeps its own (history walks them as they stood). An
+    edge ``new_id`` already has is not made twice. Returns how many were made."""
     kept = placeholders(keep_types) if keep_types else "NULL"
-    moved = 0
+    made = 0
     for near, far in (("src", "dst"), ("dst", "src")):
         cursor = conn.execute(
-            f"UPDATE OR IGNORE edges SET {near} = ? WHERE {near} = ? AND {far} <> ? "
-            f"AND type NOT IN ({kept})",
+            f"INSERT OR IGNORE INTO edges ({near}, {far}, type, layer, rationale, created_at, "
+            f"valid_from, valid_to) SELECT ?, {far}, type, layer, rationale, created_at, "
+            f"valid_from, valid_to FROM edges WHERE {near} = ? AND {far} <> ? "
+            f"AND type NOT IN ({kept}) ORDER BY seq",
             (new_id, old_id, new_id, *keep_types),
         )
-        moved += cursor.rowcount
-    return moved
+        made += cursor.rowcount
+    return made
+
+
+def documents_named(conn: Connection, name: str, scope: str, limit: int = 2) -> list[HeadRow]:
+    """Active Documents in ``scope`` whose title or one of whose aliases is ``name`` (case
+    aside): a note that a ``[[link]]`` in a text written later names."""
+    rows = conn.execute(
+        f"SELECT {HEAD_COLUMNS} FROM nodes WHERE type = 'Document' AND scope = ? "
+        "AND status = 'active' AND (title = ? COLLATE NOCASE OR EXISTS (SELECT 1 FROM "
+        "json_each(attrs, '$.aliases') AS a WHERE a.value = ? COLLATE NOCASE)) "
+        "ORDER BY seq LIMIT ?",
+        (scope, name, name, limit),
+    )
+    return [cast(HeadRow, dict(row)) for row in rows]
 
 
 def newest_edge_source(conn: Connection, node_id: str, edge_type: str) -> str | None:

@@ -91,10 +91,19 @@ def normalize_status(node_type: NodeType, attrs: dict[str, Any]) -> dict[str, An
 
 
 def resolve_link(conn: Connection, name: str, scope: str) -> resolver.NameMatch | None:
-    """The live entity (active or stub) ``name`` names exactly, if there is one."""
+    """The live entity (active or stub) ``name`` names exactly, if there is one; else the one
+    note (a Document) of that title or alias, as a notes app links ``[[Ferry times]]`` to the
+    note "Ferry times". Two notes of one name are not guessed between."""
     for match in resolver.lookup(conn, [name], [scope], fuzzy=False):
         if match.exact and match.status in ("active", "stub"):
             return match
+    notes = graph_rows.documents_named(conn, name, scope)
+    if len(notes) == 1:
+        [note] = notes
+        reason = "same name" if note["title"].casefold() == name.casefold() else "alias"
+        return resolver.NameMatch(
+            note["id"], note["type"], note["title"], note["status"], 1.0, reason, note["seq"]
+        )
     return None
 
 

@@ -52,7 +52,9 @@ class Swept:
                 f"Cairn could not remove them ({self.error}). Delete that folder yourself."
             )
         size = (
-            f"{self.bytes / 1_000_000:.1f} MB" if self.bytes >= 100_000 else f"{self.bytes} bytes"
+            f"{self.bytes / 1_000_000:.1f} MB"
+            if self.bytes >= 1_000_000
+            else f"{max(1, round(self.bytes / 1000))} kB"
         )
         return (
             f"Removed the plaintext files an export left when it did not finish: {self.path} "

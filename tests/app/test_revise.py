@@ -171,13 +171,18 @@ def test_an_edited_note_keeps_every_link_both_ways(service: MemoryService, tmp_p
     assert ("out", "references", "Ferry times") in before
     assert any(d == "in" and t == "part_of" for d, t, _ in before)  # its passage
 
-    versions = service.revise(old.id, "Harbour history", "The pier dates from 1884.", scopes=ALL)
+    versions = service.revise(
+        old.id, "Harbour history", "The pier dates from 1884. See [[Ferry times]].", scopes=ALL
+    )
     new = versions.chain[versions.position]
     after = _links(service, new.id)
     assert before <= after  # every link the note had, both ways, now on its newest version
+    # The [[Ferry times]] the new text keeps is that note, not a new stub of its name.
+    assert ("out", "references", "Ferry times") in after
+    assert not service.list_memories(scopes=ALL, statuses=["stub"])
     assert ("out", "supersedes", "Harbour history") in after
-    # The old version is history: it keeps only its place in the chain.
-    assert _links(service, old.id) == {("in", "supersedes", "Harbour history")}
+    # The old version is history: it keeps the links it had, as the graph stood then.
+    assert before | {("in", "supersedes", "Harbour history")} <= _links(service, old.id)
     # The graph from the reading list leads to the version that stands now.
     [reading] = [
         n
@@ -188,7 +193,7 @@ def test_an_edited_note_keeps_every_link_both_ways(service: MemoryService, tmp_p
     assert new.id in reached and old.id not in reached
 
 
-def test_a_supersede_moves_the_links_to_the_new_version(service: MemoryService) -> None:
+def test_a_supersede_gives_the_new_version_every_link(service: MemoryService) -> None:
     landlord = service.write("Person", "Mara Lind").node
     old = service.write("Fact", "Rent", "The rent is 900 a month.").node
     new = service.write("Fact", "Rent now", "The rent is 950 a month from May.").node
@@ -196,4 +201,7 @@ def test_a_supersede_moves_the_links_to_the_new_version(service: MemoryService) 
     service.link(old.id, landlord.id, "involves", scopes=ALL)
     service.supersede(old.id, new.id, scopes=ALL)
     assert ("out", "involves", "Mara Lind") in _links(service, new.id)
-    assert ("out", "involves", "Mara Lind") not in _links(service, old.id)
+    assert ("out", "involves", "Mara Lind") in _links(service, old.id)  # as it stood
+    # The person's memory shows the rent as it is now, once: not the version it replaced.
+    shown = service.get([landlord.id], scopes=ALL).nodes[0].edges
+    assert {(e.direction, e.other_title) for e in shown} == {("in", "Rent now")}

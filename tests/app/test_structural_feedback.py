@@ -3,6 +3,8 @@ tag anchoring and status vocabulary (real vault, real model)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cairn.app.dedup import feedback
 from cairn.app.service import MemoryService
 
@@ -248,3 +250,21 @@ def test_commitment_status_has_its_own_vocabulary(service: MemoryService) -> Non
         "Commitment", "Return the drill", "Give the drill back to Ben.", attrs={"status": "todo"}
     ).node
     assert node.attrs == {"status": "open"}
+
+
+def test_a_link_to_a_note_by_its_title_or_alias_reaches_that_note(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "Ferry times.md").write_text(
+        "---\naliases: [Timetable]\n---\nThe ferry leaves at 7:40.\n", encoding="utf-8"
+    )
+    service.ingest([folder])
+    by_title = service.write("Note", "Trip", "Check [[ferry times]] before we go.")
+    by_alias = service.write("Note", "Trip back", "The [[Timetable]] has a late boat.")
+    for written in (by_title, by_alias):
+        assert [(link["type"], link["title"]) for link in written.links] == [
+            ("references", "Ferry times")
+        ]
+        assert written.stubs_created == []
