@@ -379,7 +379,7 @@ def _place(tmp: Path, dest: Path, *, overwrite: bool, keep_replaced: bool) -> Pa
             raise
     else:
         tmp.replace(dest)
-    _sync_folder(dest.parent)
+    sync_folder(dest.parent)
     return replaced
 
 
@@ -401,7 +401,7 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
     # The rename is on disk only once the folder is; some file systems cannot sync a folder.
     with contextlib.suppress(OSError):
         _sync(folder)

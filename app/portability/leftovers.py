@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.storage.vault_copies import sync_folder
+
 FOLDER = "exports-in-progress"  # in the data folder
 ENTRY_SUFFIX = ".json"
 _WRITING_SUFFIX = ".new"
@@ -85,7 +87,7 @@ class ExportLedger:
             os.write(descriptor, json.dumps({"staging": str(staging)}).encode())
             os.fsync(descriptor)
             writing.rename(entry)
-            _sync_folder(self.folder)  # the record is on the disk before the first byte
+            sync_folder(self.folder)  # the record is on the disk before the first byte
         except BaseException:
             writing.unlink(missing_ok=True)
             os.close(descriptor)
@@ -174,11 +176,3 @@ def _remove_staging(staging: Path) -> Swept | None:
     except OSError as exc:
         return Swept(str(staging), files, size, exc.strerror or str(exc))
     return Swept(str(staging), files, size)
-
-
-def _sync_folder(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
