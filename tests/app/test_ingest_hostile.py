@@ -50,6 +50,7 @@ def vault_env(vault_path: Path, embedder: MiniLMEmbedder) -> dict[str, str]:
     return {**os.environ, "CAIRN_VAULT": str(vault_path), "CAIRN_PASSPHRASE": PASSPHRASE}
 
 
+@pytest.mark.crash
 def test_a_hostile_folder_keeps_its_good_files_and_names_each_bad_one(
     tmp_path: Path, vault_env: dict[str, str]
 ) -> None:
@@ -104,6 +105,7 @@ def test_a_hostile_folder_keeps_its_good_files_and_names_each_bad_one(
 EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
 
 
+@pytest.mark.crash
 def test_files_nested_deeper_than_any_program_writes_fail_alone_with_a_sentence(
     tmp_path: Path, vault_env: dict[str, str]
 ) -> None:

@@ -129,6 +129,7 @@ def _finished_by_the_next_ingest(env: dict[str, str], scan: Path) -> None:
         assert str(scan) in {hit["source"] for hit in json.loads(found.stdout)["results"]}
 
 
+@pytest.mark.crash
 def test_killing_cairn_ingest_ends_its_reader_quietly(
     tmp_path: Path, vault_env: dict[str, str], scan: Path
 ) -> None:
@@ -136,6 +137,7 @@ def test_killing_cairn_ingest_ends_its_reader_quietly(
     _finished_by_the_next_ingest(vault_env, scan)
 
 
+@pytest.mark.crash
 def test_killing_cairn_watch_run_ends_its_reader_quietly(
     tmp_path: Path, vault_env: dict[str, str], scan: Path
 ) -> None:
@@ -146,6 +148,7 @@ def test_killing_cairn_watch_run_ends_its_reader_quietly(
     _finished_by_the_next_ingest(vault_env, scan)
 
 
+@pytest.mark.crash
 def test_killing_the_window_ends_its_ingest_child_quietly(
     tmp_path: Path, vault_env: dict[str, str], vault_path: Path, scan: Path
 ) -> None:
