@@ -84,7 +84,7 @@ bench: install
 
 # Each main view of the window as a PNG for the README, drawn on a virtual screen (Xvfb).
 screenshots: install
-	xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m cairn.ui.screenshots docs/screenshots
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/python -m cairn.ui.shell.screenshots docs/screenshots
 
 # nDCG@10, MAP and Recall@100 on the Vaswani collection, for lexical, vector, hybrid and graph;
 # then the dedup gate's confusion table on the labelled pairs; then evidence Recall@5/10/20 on the

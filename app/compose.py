@@ -13,15 +13,15 @@ from typing import Any
 
 import platformdirs
 
-from cairn.app import receipts, sentinel
 from cairn.app.clock import now_iso
-from cairn.app.embedding_model import Embedder, default_embedder
-from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.embedding.model import Embedder, default_embedder
+from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.service import MemoryService
+from cairn.app.upkeep import receipts, sentinel_node
 from cairn.storage import records
 from cairn.storage.vault import Vault
 
@@ -71,8 +71,8 @@ def private_dir(path: Path) -> Path:
 
 
 def window_preferences_path() -> Path:
-    """The window's machine preferences (``ui/preferences.py``): recent vaults, OCR languages,
-    the Whisper folder... An INI file in the platform's config folder."""
+    """The window's machine preferences (``ui/settings/preferences.py``): recent vaults, OCR
+    languages, the Whisper folder... An INI file in the platform's config folder."""
     return Path(platformdirs.user_config_dir(APP_NAME)) / "desktop.ini"
 
 
@@ -95,7 +95,7 @@ def create_vault(
             records.set_setting(conn, "pack", {"name": pack.name, "version": pack.version})
             records.set_setting(conn, "created_at", now_iso())
             records.add_scope(conn, DEFAULT_SCOPE, now_iso())
-            sentinel.add(conn, pack)
+            sentinel_node.add(conn, pack)
             receipts.append(conn, "create", {})
         return _service(vault, embedder)
     except BaseException:
@@ -153,7 +153,7 @@ def service_for(
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", meta)
         pack = Pack.from_vault(conn, meta["name"], meta["version"])
-    sentinel.ensure(vault, pack)  # a vault made before the sentinel existed
+    sentinel_node.ensure(vault, pack)  # a vault made before the sentinel existed
     space = EmbeddingSpace(vault, embedder, load_in_background=vectors_in_background)
     exports = Config.from_environment().export_ledger
     return MemoryService(vault, pack, space, extraction, open_in_child=service_for, exports=exports)

@@ -13,7 +13,7 @@ is not a ``CairnError`` is a bug and is allowed to propagate.
      │    │    VaultDamaged (a VaultCorrupt): the key is right, a page it reads is not
      │    ├── RowRejected            the schema refused a row (pack validation)
      │    └── TargetExists, CopyFailed, CopyRejected   backup and restore
-     ├── EmbedderError               (cairn.app.embedding_model)
+     ├── EmbedderError               (cairn.app.embedding.model)
      │    ├── ModelMissing
      │    └── ModelCorrupt
      ├── PackError                   a pack file is malformed

@@ -15,13 +15,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from cairn.app import briefing, forgetting, graph, retrieval
-from cairn.app.dedup import statements
-from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.dedup.review import Review
+from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.graphview import data, export
-from cairn.app.history import HistoryKeeper
-from cairn.app.inbox import Inbox
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.pipeline import Ingestor
 from cairn.app.ingestion.process import ApartRuns, ServiceFactory
@@ -41,9 +38,14 @@ from cairn.app.models import (
 )
 from cairn.app.packs import NodeType, Pack
 from cairn.app.portability.leftovers import ExportLedger
-from cairn.app.review import Review
-from cairn.app.service_upkeep import VaultUpkeep
-from cairn.app.writer import NewMemory, Writer
+from cairn.app.retention import forgetting
+from cairn.app.retrieval import briefing, graph_reads
+from cairn.app.retrieval import search as retrieval
+from cairn.app.text import statements
+from cairn.app.upkeep.vault_upkeep import VaultUpkeep
+from cairn.app.writing.history import HistoryKeeper
+from cairn.app.writing.inbox import Inbox
+from cairn.app.writing.writer import NewMemory, Writer
 from cairn.storage import dedup_rows, fulltext, graph_rows, source_rows
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
@@ -291,7 +293,7 @@ class MemoryService(VaultUpkeep):
         """The memories ``ids`` with their links. Each one found counts as used (retention)
         unless ``use`` is False: the graph server's reads, which never write."""
         chosen = self._scopes(scopes)
-        got = self._review.marked(graph.get(self._vault, ids, chosen), chosen)
+        got = self._review.marked(graph_reads.get(self._vault, ids, chosen), chosen)
         if use and got.nodes:
             self._retention.opened([detail.node.id for detail in got.nodes])
         return got
@@ -313,7 +315,7 @@ class MemoryService(VaultUpkeep):
         valid_at = None
         if as_of is not None:
             valid_at = functools.partial(retrieval.valid_at, instant=retrieval.as_of_instant(as_of))
-        return graph.traverse(
+        return graph_reads.traverse(
             self._vault,
             self._pack,
             start,

@@ -19,7 +19,7 @@ from bench import corpus
 from bench.embedders import RandomEmbedder
 from bench.measure import answer_spec
 from cairn.app import compose
-from cairn.app.embedding_model import Embedder
+from cairn.app.embedding.model import Embedder
 from cairn.app.service import MemoryService
 
 PASSPHRASE = "bench: correct horse battery staple"

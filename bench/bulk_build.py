@@ -25,7 +25,7 @@ from bench import corpus
 from bench.build import ARCHIVE_EVERY, SCOPES, Built, new_vault, scope_of
 from bench.embedders import RandomEmbedder
 from cairn.app.clock import new_id, now_iso
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
 from cairn.storage.vector_codes import quantize, row_bytes
 
 CHUNK = 50_000

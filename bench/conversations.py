@@ -42,10 +42,12 @@ from bench.build import PASSPHRASE
 from bench.embedders import add_model_option, embedder_named
 from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
-from cairn.app import compose, fusion, retrieval
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app import compose
+from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.retrieval import fusion
+from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
 
 SCOPE = "personal"
 DEPTH = max(locomo.KS)  # memories (or turns) asked per question

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cairn.app.dedup.statements import contradiction, jaccard, word_set
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.memory_settings import SETTINGS
+from cairn.app.text.statements import contradiction, jaccard, word_set
 
 PAIRS = Path(__file__).resolve().parent.parent / "tests" / "data" / "dedup_pairs.json"
 # The defaults of the per-vault settings (DESIGN §4; the bands are the embedding model's).

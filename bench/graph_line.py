@@ -127,8 +127,8 @@ def overview_line(root: Path, count: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from cairn.app.graphview.data import ViewGraph
-    from cairn.ui.graph_canvas import GraphCanvas
-    from cairn.ui.graph_scene import build_picture
+    from cairn.ui.graph.canvas import GraphCanvas
+    from cairn.ui.graph.scene import build_picture
 
     app = QApplication.instance() or QApplication([])
     service, build_s = build_vault(root / f"graph-{count}.cairn", count)
@@ -195,8 +195,8 @@ def ui_stall(app: Any, service: Any) -> dict[str, Any]:
     UI thread records the longest gap between ticks, up to the first paint."""
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from cairn.ui.graph_view import GraphView
-    from cairn.ui.session import Session
+    from cairn.ui.graph.view import GraphView
+    from cairn.ui.shell.session import Session
 
     with service._vault.write() as conn:
         conn.execute("DELETE FROM graph_layouts")

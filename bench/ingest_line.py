@@ -245,7 +245,7 @@ def mixed_folder(folder: Path) -> Path:
 
 def end_to_end(root: Path) -> dict[str, Any]:
     from cairn.app import compose
-    from cairn.app.embedding_model import MiniLMEmbedder
+    from cairn.app.embedding.model import MiniLMEmbedder
 
     for needed in (FOAM, DOCX, HTML):
         if not needed.is_dir():

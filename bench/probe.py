@@ -29,7 +29,7 @@ from typing import Any
 from bench.embedders import ModelCostEmbedder, RandomEmbedder, TimedEmbedder
 from bench.measure import answer_spec, memory_mb, ms, summary, vault_bytes
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage.keys import VaultKey, read_salt
 

@@ -38,11 +38,13 @@ from bench.corpus import VASWANI
 from bench.embedders import add_model_option, embedder_named
 from bench.ir_metrics import evaluate, ndcg_at_k
 from bench.measure import load_average, machine, summary
-from cairn.app import compose, receipts, retrieval
+from cairn.app import compose
 from cairn.app.clock import new_id, now_iso
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
+from cairn.app.upkeep import receipts
 from cairn.storage import fulltext, graph_rows
 
 NDCG_K = 10

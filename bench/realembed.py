@@ -14,7 +14,7 @@ from bench.build import PASSPHRASE, SCOPES, scope_of
 from bench.embedders import TimedEmbedder
 from bench.measure import summary
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 
 THROUGHPUT_PASSAGES = 512
 THROUGHPUT_RUNS = 3

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def real_lines(root: Path, texts: corpus.Texts, writes: int) -> dict[str, Any]:
-    from cairn.app.embedding_model import MiniLMEmbedder
+    from cairn.app.embedding.model import MiniLMEmbedder
 
     _say("real model: loading")
     start = time.perf_counter()

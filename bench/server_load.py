@@ -41,7 +41,7 @@ from bench import corpus
 from bench.embedders import ModelCostEmbedder
 from bench.measure import answer_spec, load_average, memory_mb, summary
 from cairn.app import compose
-from cairn.app.embedding_model import serving_embedder
+from cairn.app.embedding.model import serving_embedder
 from cairn.app.server.http_server import GraphServer, ServeOptions
 
 CLIENTS = 8

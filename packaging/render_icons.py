@@ -4,7 +4,7 @@
 
 The PNGs are committed, so installing the icons needs neither Qt nor an SVG renderer; the SVG
 stays the one source of the design. A tool of the packaging, not part of the cairn package.
-``--out DIR`` writes the tree elsewhere (tests/ui/test_app_icon.py renders a fresh copy to
+``--out DIR`` writes the tree elsewhere (tests/ui/shell/test_app_icon.py renders a fresh copy to
 check that the committed PNGs are up to date).
 """
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.ingest import whisper_model
 

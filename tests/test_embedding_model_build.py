@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 import pytest
 
-from cairn.app.embedding_model import MODEL_FILE, MODEL_SHA256, MiniLMEmbedder
+from cairn.app.embedding.model import MODEL_FILE, MODEL_SHA256, MiniLMEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTALLED = ROOT / "app" / "model_files" / MODEL_FILE
@@ -73,7 +73,7 @@ def test_int8_vectors_stay_close_to_the_upstream_fp32_model(
 QEMU = shutil.which("qemu-x86_64")
 VECTORS = """
 import sys
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 texts = sys.stdin.read().split("\\n")
 sys.stdout.write(MiniLMEmbedder(threads=1).embed(texts).tobytes().hex())
 """

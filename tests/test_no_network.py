@@ -42,7 +42,7 @@ def test_the_embedder_keeps_onnxruntime_from_phoning_home(tmp_path: Path) -> Non
     env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
     env.pop("ORT_DISABLE_TELEMETRY", None)
     code = (
-        "from cairn.app.embedding_model import default_embedder\n"
+        "from cairn.app.embedding.model import default_embedder\n"
         "default_embedder().embed(['a memory'])\n"
     )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)

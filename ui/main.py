@@ -18,9 +18,9 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from cairn.app import compose, process_privacy
-from cairn.ui import ui_thread_gc
-from cairn.ui.main_window import MainWindow
+from cairn.app import api
+from cairn.ui.shell import ui_thread_gc
+from cairn.ui.shell.main_window import MainWindow
 
 APPLICATION_NAME = "Cairn"
 ORGANISATION_NAME = "Cairn"
@@ -35,11 +35,11 @@ SMOKE_TEST_MS = 1000
 
 
 def main(argv: list[str] | None = None) -> int:
-    process_privacy.protect()  # first: a crash must not write memory to a core file
+    api.protect_process()  # first: a crash must not write memory to a core file
     multiprocessing.freeze_support()
     # An export killed before it finished left plaintext beside its destination: removed
     # now, and the window says so once it shows.
-    swept = compose.sweep_unfinished_exports()
+    swept = api.sweep_unfinished_exports()
     args = sys.argv if argv is None else argv
     smoke_test = SMOKE_TEST_FLAG in args[1:]
     args = [arg for arg in args if arg != SMOKE_TEST_FLAG]

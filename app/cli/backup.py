@@ -12,10 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cairn.app import backups
-from cairn.app.backups import CopyReport, CopyResult
 from cairn.app.cli.common import ask, emit, open_service
-from cairn.app.receipts import exported
+from cairn.app.upkeep import backups
+from cairn.app.upkeep.backups import CopyReport, CopyResult
+from cairn.app.upkeep.receipts import exported
 
 Verb = Callable[..., argparse.ArgumentParser]
 EXIT_FAILED = 1

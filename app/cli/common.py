@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app import compose
-from cairn.app.embedding_model import default_embedder, serving_embedder
+from cairn.app.embedding.model import default_embedder, serving_embedder
 from cairn.app.errors import InvalidRequest, VaultNotFound
 from cairn.app.service import MemoryService
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cairn.app import compose, process_privacy
+from cairn.app import compose
 from cairn.app.cli import (
     backup,
     doctor,
@@ -42,6 +42,7 @@ from cairn.app.cli.common import (
 )
 from cairn.app.errors import CairnError, InvalidRequest
 from cairn.app.service import MemoryService
+from cairn.app.upkeep import process_privacy
 
 EXIT_ERROR = 1
 _WHITESPACE = re.compile(r"\s")

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 
 from cairn.app.cli.common import after_nested_verb, emit, open_service
-from cairn.app.receipts import ChainExport, exported
+from cairn.app.upkeep.receipts import ChainExport, exported
 
 Verb = Callable[..., argparse.ArgumentParser]
 EXIT_BROKEN = 1

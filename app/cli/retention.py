@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Callable
 
 from cairn.app.cli.common import after_nested_verb, emit, open_service, scopes_of
-from cairn.app.retention import Proposal
+from cairn.app.retention.supervisor import Proposal
 
 Verb = Callable[..., argparse.ArgumentParser]
 

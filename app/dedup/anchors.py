@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from cairn.app.dedup.statements import fold_accents
+from cairn.app.text.statements import fold_accents
 
 # A name is a capitalised word, a figure a number. Capitalised words that are pronouns or
 # common openers are not names.

@@ -49,10 +49,10 @@ from typing import Any
 
 from cairn.app.dedup import likeness
 from cairn.app.dedup.anchors import share_anchors
-from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.memory_settings import MemorySettings
 from cairn.app.packs import Pack
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.connection import Connection
 

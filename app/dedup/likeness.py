@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from cairn.app.dedup.anchors import anchors_with_openers
-from cairn.app.dedup.statements import contradiction, fold_accents, jaccard, occasions, word_set
+from cairn.app.text.statements import contradiction, fold_accents, jaccard, occasions, word_set
 
 # Words that never make a title distinctive: a title of only these and dates or figures is a
 # pattern ("Notes, 3 May 2024", "Meeting notes", "Caroline, 1:56 pm on 8 May, 2023").

@@ -19,9 +19,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cairn.app import compose, embedding_model, process_privacy
+from cairn.app import compose
 from cairn.app.doctor.findings import FAIL, OK, WARN, Finding
 from cairn.app.doctor.qt import check_qt_plugins
+from cairn.app.embedding import model
+from cairn.app.upkeep import process_privacy
 from cairn.ingest import ocr, whisper_model
 from cairn.ingest.document import ExtractionError
 from cairn.storage import diagnostics
@@ -110,8 +112,8 @@ def check_sqlcipher(_: Situation) -> Finding:
 def check_embedder(_: Situation) -> Finding:
     name = "embedder"
     try:
-        files = embedding_model.checked_files()
-    except embedding_model.EmbedderError as exc:
+        files = model.checked_files()
+    except model.EmbedderError as exc:
         return Finding(name, FAIL, str(exc), REINSTALL)
     if importlib.util.find_spec("onnxruntime") is None:
         return Finding(name, FAIL, "onnxruntime, which runs the model, is missing", REINSTALL)

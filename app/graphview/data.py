@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from cairn.app import graph
 from cairn.app.clock import now_iso
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.graphview import community_detection, layout
 from cairn.app.models import VISIBLE_STATUSES
 from cairn.app.packs import LAYERS, Pack
+from cairn.app.retrieval import graph_reads
 from cairn.storage import dedup_rows, graph_rows, layout_rows
 from cairn.storage.vault import Vault
 
@@ -199,7 +199,7 @@ def ego(
             break
         if start != root and start not in nodes:
             continue  # an expanded node the filters now hide
-        reach = graph.traverse(
+        reach = graph_reads.traverse(
             vault,
             pack,
             start,

@@ -21,7 +21,7 @@ import igraph
 import numpy as np
 import numpy.typing as npt
 
-from cairn.app import process_privacy
+from cairn.app.upkeep import process_privacy
 from cairn.ingest import lifetime
 
 TIMEOUT_S = 120.0

@@ -30,7 +30,7 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from cairn.app import process_privacy
+from cairn.app.upkeep import process_privacy
 from cairn.ingest import failures, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.app import receipts
-from cairn.app.dedup import feedback
 from cairn.app.ingestion.slices import write_in_slices
-from cairn.app.writer import Writer
+from cairn.app.linking import feedback
+from cairn.app.upkeep import receipts
+from cairn.app.writing.writer import Writer
 from cairn.ingest import notes_folder, textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable

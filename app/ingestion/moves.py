@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app.clock import now_iso
-from cairn.app.embedding_space import EmbeddingSpace
-from cairn.app.ingestion import records
+from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.ingestion import shapes
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.report import FileOutcome
 from cairn.app.ingestion.store import contents_of, source_row
-from cairn.app.nodes import NodeStore
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
+from cairn.app.writing.nodes import NodeStore
 from cairn.storage import graph_rows, source_rows
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
@@ -48,11 +48,11 @@ class Move:
 
     @property
     def old_title(self) -> str:
-        return records.document_title("", Path(self.old_path))
+        return shapes.document_title("", Path(self.old_path))
 
     @property
     def new_title(self) -> str:
-        return records.document_title("", Path(self.planned.source))
+        return shapes.document_title("", Path(self.planned.source))
 
 
 def prepare(vault: Vault, space: EmbeddingSpace, planned: PlannedFile, scope: str) -> Move:

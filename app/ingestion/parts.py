@@ -15,10 +15,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from cairn.app.ingestion import records
+from cairn.app.ingestion import shapes
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.packs import Pack
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
 from cairn.ingest.chunking import Passage, chunk
 from cairn.ingest.document import ExtractedDocument
 from cairn.storage import graph_rows
@@ -59,9 +59,9 @@ def prepare(document: ExtractedDocument, planned: PlannedFile, pack: Pack) -> li
     file Document's alone."""
     prepared = []
     for part in document.parts:
-        attrs, _ = records.document_attrs(part, planned, pack)
+        attrs, _ = shapes.document_attrs(part, planned, pack)
         attrs.pop("sha256", None)
-        title = records.document_title(part.title, planned.path)
+        title = shapes.document_title(part.title, planned.path)
         prepared.append(PreparedPart(part, title, attrs))
     return prepared
 

@@ -29,11 +29,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from cairn.app import memory_settings, mentions, receipts
+from cairn.app import memory_settings
 from cairn.app.clock import now_iso
-from cairn.app.embedding_space import EmbeddingSpace
-from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import moves, outcomes, parts, records
+from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.ingestion import moves, outcomes, parts, shapes
 from cairn.app.ingestion.extraction import ExtractionSettings, ExtractionWorker, Stopped
 from cairn.app.ingestion.links import link_folders
 from cairn.app.ingestion.plan import Plan, PlannedFile, make_plan
@@ -46,9 +45,12 @@ from cairn.app.ingestion.report import (
 )
 from cairn.app.ingestion.slices import write_in_slices
 from cairn.app.ingestion.store import DocumentStore, Prepared, Started
+from cairn.app.linking import mentions
 from cairn.app.packs import Pack
-from cairn.app.text import searchable_text
-from cairn.app.writer import Writer
+from cairn.app.text.surface import searchable_text
+from cairn.app.upkeep import receipts
+from cairn.app.writing.history import HistoryKeeper
+from cairn.app.writing.writer import Writer
 from cairn.ingest import notes_folder
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import readable
@@ -289,10 +291,10 @@ class _Run:
                     name_index.mentionable(conn, [self._scope])
                 )
         passages, owners = parts.split(document)
-        title = records.document_title(
+        title = shapes.document_title(
             self._note_title(planned, document) or document.title, Path(planned.source)
         )
-        attrs, attr_warnings = records.document_attrs(document, planned, self._in._pack)
+        attrs, attr_warnings = shapes.document_attrs(document, planned, self._in._pack)
         warnings = [*document.warnings, *attr_warnings]
         total = len(passages)
         if total > self._limits.max_passages:

@@ -28,12 +28,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
-from cairn.app import process_privacy
-from cairn.app.embedding_model import Embedder
+from cairn.app.embedding.model import Embedder
 from cairn.app.errors import CairnError
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
+from cairn.app.upkeep import process_privacy
 from cairn.ingest import lifetime
 from cairn.storage.vault import Vault
 

@@ -23,17 +23,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cairn.app import mentions
 from cairn.app.clock import new_id, now_iso
-from cairn.app.embedding_space import EmbeddingSpace
-from cairn.app.history import HistoryKeeper
-from cairn.app.ingestion import links, records
+from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.ingestion import links, shapes
 from cairn.app.ingestion import parts as file_parts
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.report import FileOutcome, IngestReport
+from cairn.app.linking import mentions
 from cairn.app.packs import Pack
-from cairn.app.text import searchable_text
-from cairn.app.writer import NewMemory, Writer
+from cairn.app.text.surface import searchable_text
+from cairn.app.writing.history import HistoryKeeper
+from cairn.app.writing.writer import NewMemory, Writer
 from cairn.ingest.chunking import Passage
 from cairn.ingest.document import ExtractedDocument
 from cairn.ingest.file_names import raw_bytes
@@ -68,8 +68,8 @@ class Prepared:
 
     def passage_text(self, passage: Passage) -> str:
         """What the writer embeds for ``passage``: its searchable text."""
-        title = records.passage_title(self.document_title(passage), passage)
-        return searchable_text(title, passage.text, records.passage_attrs(passage))
+        title = shapes.passage_title(self.document_title(passage), passage)
+        return searchable_text(title, passage.text, shapes.passage_attrs(passage))
 
     def document_title(self, passage: Passage) -> str:
         """The title of the Document ``passage`` belongs to: the file's, or its part's."""
@@ -233,9 +233,9 @@ class DocumentStore:
         result = self._writer.write(
             NewMemory(
                 "Passage",
-                records.passage_title(prepared.document_title(passage), passage),
+                shapes.passage_title(prepared.document_title(passage), passage),
                 passage.text,
-                attrs=records.passage_attrs(passage),
+                attrs=shapes.passage_attrs(passage),
                 scope=self._scope,
                 source=prepared.planned.source,
                 locator=locator or None,

@@ -46,9 +46,9 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
-from cairn.app.backups import BACKUP_SUFFIX
 from cairn.app.ingestion.plan import SKIPPED_DIRS
 from cairn.app.ingestion.watch_list import WatchedFolder, folder_problem
+from cairn.app.upkeep.backups import BACKUP_SUFFIX
 
 QUIET_SECONDS = 1.5  # an editor's save, a sync client's burst: one run when they are done
 # Changes that never stop still run at least this often. Not every few seconds: an editor that

@@ -56,9 +56,9 @@ from cairn.app.portability.import_rules import (
     whole,
     word,
 )
-from cairn.app.retention import S_MAX
-from cairn.app.retention_rules import LABELS
-from cairn.app.writer import MAX_BODY, MAX_TITLE
+from cairn.app.retention.labels import LABELS
+from cairn.app.retention.supervisor import S_MAX
+from cairn.app.writing.writer import MAX_BODY, MAX_TITLE
 
 # -- settings ---------------------------------------------------------------------------------
 

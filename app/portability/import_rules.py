@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from cairn.app.clock import is_id, utc_stamp
 from cairn.app.errors import SCOPE_NAME
-from cairn.app.writer import MAX_BODY
+from cairn.app.writing.writer import MAX_BODY
 from cairn.storage.sentinel import ENGINE_SCOPE, SENTINEL_ID
 
 MAX_LINE = 64 * 1024 * 1024  # one line of the file; a longer one is not an export of Cairn's

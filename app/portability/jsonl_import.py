@@ -27,15 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.app import memory_settings, receipts
+from cairn.app import memory_settings
 from cairn.app.clock import now_iso
-from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, PackError, RowRejected
-from cairn.app.nodes import attrs_json, index_entity_names
 from cairn.app.packs import Pack
 from cairn.app.portability import import_fields, import_lines, import_rules, jsonl_export
 from cairn.app.portability.import_rules import Refused, shown
-from cairn.app.text import searchable_text
+from cairn.app.text.surface import searchable_text
+from cairn.app.upkeep import receipts
+from cairn.app.writing.nodes import attrs_json, index_entity_names
 from cairn.storage import dedup_rows, export_rows, fulltext, records, vectors
 from cairn.storage.connection import Connection, translated
 from cairn.storage.sentinel import SENTINEL_ID

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
-from cairn.app.retrieval import PROFILES
+from cairn.app.retrieval.search import PROFILES
 from cairn.app.server.endpoint import Param, Route
 
 JSON = "application/json"

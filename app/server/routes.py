@@ -12,9 +12,9 @@ from typing import Any
 
 from cairn.app.clock import utc_stamp
 from cairn.app.errors import InvalidRequest, NodeNotFound
-from cairn.app.graph import DIRECTIONS, MAX_DEPTH
 from cairn.app.graphview import export
-from cairn.app.retrieval import MAX_LIMIT, PROFILES
+from cairn.app.retrieval.graph_reads import DIRECTIONS, MAX_DEPTH
+from cairn.app.retrieval.search import MAX_LIMIT, PROFILES
 from cairn.app.server import graph_page, openapi
 from cairn.app.server.endpoint import Param, Params, Reply, Route
 from cairn.app.service import MemoryService

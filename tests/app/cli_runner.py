@@ -9,7 +9,7 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.cli.main import main
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from tests.conftest import PASSPHRASE
 

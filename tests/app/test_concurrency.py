@@ -6,9 +6,9 @@ import threading
 from pathlib import Path
 
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
-from tests.app.test_embedding_space import OtherModel
+from tests.app.embedding.test_embedding_space import OtherModel
 from tests.conftest import PASSPHRASE
 
 ALL = ["personal"]

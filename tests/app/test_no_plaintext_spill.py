@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 
@@ -90,7 +90,7 @@ def test_ingest_leaves_no_plaintext_outside_the_vault(
 def test_closing_the_vault_drops_the_texts_the_gate_cached(
     vault_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    from cairn.app.dedup import statements
+    from cairn.app.text import statements
 
     with compose.create_vault(vault_path, PASSPHRASE, embedder=embedder) as service:
         service.write("Note", f"{MARKER} paid the plumber 120 euros on 3 May.")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bench import baselines, conversations, locomo, templated
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 
 
 def _sample() -> dict[str, Any]:

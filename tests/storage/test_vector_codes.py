@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage import vector_codes, vectors
 from cairn.storage.vector_codes import dequantize, quantize

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage import vector_index, vectors
 from cairn.storage.vector_codes import dequantize, quantize

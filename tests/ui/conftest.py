@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedding_model import MiniLMEmbedder
+from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
-from cairn.ui import ui_thread_gc
-from cairn.ui.session import Session
+from cairn.ui.shell import ui_thread_gc
+from cairn.ui.shell.session import Session
 from tests.conftest import PASSPHRASE
 
 
 @pytest.fixture(autouse=True)
 def _collect_on_the_ui_thread(qapp: object) -> None:
-    """As the window does (see cairn.ui.ui_thread_gc): a collection on a worker thread can
+    """As the window does (see cairn.ui.shell.ui_thread_gc): a collection on a worker thread can
     meet a widget being destroyed and crash Qt."""
     ui_thread_gc.install(qapp)  # type: ignore[arg-type]
 

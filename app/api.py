@@ -1,0 +1,95 @@
+"""The one door of the engine for its faces: the window (``ui/``), the CLI and the graph server
+import what they use of ``cairn.app`` from here, and nothing else of it.
+
+What is here is the contract a face may rely on: the service and the values it answers with,
+the errors it raises, how a vault is opened or made, and the few constants a face shows (port
+bounds, graph caps). Everything else in ``cairn.app`` may be reorganised without a face noticing;
+``tests/test_architecture.py`` pins that faces come in through this door.
+"""
+
+from __future__ import annotations
+
+from cairn.app.compose import (
+    Config,
+    create_vault,
+    open_vault,
+    private_dir,
+    sweep_unfinished_exports,
+    window_preferences_path,
+)
+from cairn.app.errors import CairnError, InvalidRequest
+from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
+from cairn.app.ingestion.extraction import installed_ocr_languages, source_path
+from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.watch_list import WatchedFolder
+from cairn.app.ingestion.watching import WatchBatch
+from cairn.app.memory_settings import SETTINGS
+from cairn.app.models import (
+    VISIBLE_STATUSES,
+    EdgeSummary,
+    History,
+    InboxItem,
+    Node,
+    NodeDetail,
+    ReviewItem,
+    SearchHit,
+    SearchResponse,
+)
+from cairn.app.packs import LAYERS, Pack
+from cairn.app.portability.exporting import PLAINTEXT_WARNING, ExportReport
+from cairn.app.portability.leftovers import Swept
+from cairn.app.retention.supervisor import PassReport, Proposal
+from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
+from cairn.app.server.http_server import DEFAULT_PORT
+from cairn.app.service import MemoryService
+from cairn.app.upkeep.process_privacy import protect as protect_process
+from cairn.app.upkeep.tokens import NAME_MAX, Token
+
+__all__ = [
+    "DEFAULT_PORT",
+    "EGO_DEPTH",
+    "LAYERS",
+    "MAX_PORT",
+    "MIN_PORT",
+    "NAME_MAX",
+    "OVERVIEW_NODE_CAP",
+    "PLAINTEXT_WARNING",
+    "SETTINGS",
+    "VISIBLE_STATUSES",
+    "WINDOW_HOST",
+    "CairnError",
+    "CancelToken",
+    "Config",
+    "EdgeSummary",
+    "ExportReport",
+    "History",
+    "InboxItem",
+    "IngestProgress",
+    "IngestReport",
+    "InvalidRequest",
+    "MemoryService",
+    "Node",
+    "NodeDetail",
+    "Pack",
+    "PassReport",
+    "Proposal",
+    "ReviewItem",
+    "SearchHit",
+    "SearchResponse",
+    "ServerControl",
+    "ServerState",
+    "Swept",
+    "Token",
+    "TooManyNodes",
+    "ViewGraph",
+    "WatchBatch",
+    "WatchedFolder",
+    "create_vault",
+    "installed_ocr_languages",
+    "open_vault",
+    "private_dir",
+    "protect_process",
+    "source_path",
+    "sweep_unfinished_exports",
+    "window_preferences_path",
+]

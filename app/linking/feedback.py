@@ -1,0 +1,191 @@
+"""Structural feedback on a write (Engrama DDR-006): a memory should land *connected*.
+
+- ``[[Name]]`` links in a body become ``references`` edges to the entity of that name, or to a
+  new *stub* when the vault does not know the name yet. A later write that describes the stub
+  clears it; a stub many memories point to asks to be described (``enrich_hint``).
+- Tags (``tags`` attribute or ``#tag`` in the text) that name an anchor entity (a person,
+  project, place...) become suggested edges, or edges, as the ``tag_anchoring`` setting says.
+- The response tells the node's degree; at degree 0 an ``orphan_warning`` with what it might be
+  linked to.
+- A type's ``status`` attribute is brought into the pack's vocabulary; a word outside it moves
+  to ``status_note`` rather than being lost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cairn.app.dedup import resolver
+from cairn.app.linking.stubs import enrich_hint
+from cairn.app.packs import NodeType, Pack
+from cairn.storage import graph_rows
+from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
+
+# [[Target]], [[Target|shown text]], [[Target#Heading]]: the target is the name.
+_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
+# #tag at a word start; not "#1" (a number) and not inside a URL fragment or a heading "# ".
+_HASHTAG = re.compile(r"(?<![\w#&/])#([^\W\d_][\w/-]*)")
+LINK_EDGES = ("references",)
+TAG_EDGES = ("involves", "mentions", "relates_to")
+SUGGESTION_EDGE = ("relates_to",)
+# The type a stub gets when a link names something unknown: the most general entity. Writing
+# the entity later under its real type retypes the stub.
+STUB_TYPE = "Topic"
+MAX_LINKS = 100  # per memory: a body with more is a document and belongs in ingest
+MAX_SUGGESTIONS = 8
+
+
+@dataclass
+class Feedback:
+    links: list[dict[str, Any]] = field(default_factory=list)
+    stubs_created: list[dict[str, Any]] = field(default_factory=list)
+    suggested_relations: list[dict[str, Any]] = field(default_factory=list)
+    relations_from_tags: list[dict[str, Any]] = field(default_factory=list)
+    enrich_hints: list[dict[str, Any]] = field(default_factory=list)
+    new_stub_seqs: list[tuple[int, str]] = field(default_factory=list)  # (seq, name)
+
+
+def inline_links(body: str) -> list[str]:
+    """The names ``[[linked]]`` in a text, in order, each once (by normalised name)."""
+    seen: dict[str, str] = {}
+    for match in _WIKILINK.finditer(body):
+        name = " ".join(match.group(1).split())
+        norm = resolver.normalize(name)
+        if norm and norm not in seen:
+            seen[norm] = name
+    return list(seen.values())[:MAX_LINKS]
+
+
+def tags_of(attrs: dict[str, Any], body: str) -> list[str]:
+    tags = [t for t in attrs.get("tags", []) if isinstance(t, str)]
+    tags += _HASHTAG.findall(body)
+    seen: dict[str, str] = {}
+    for tag in tags:
+        name = tag.strip().lstrip("#").replace("/", " ")
+        norm = resolver.normalize(name)
+        if norm and norm not in seen:
+            seen[norm] = name
+    return list(seen.values())
+
+
+def normalize_status(node_type: NodeType, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Bring ``attrs['status']`` into the type's vocabulary; keep an unknown word in
+    ``status_note`` (the canonical status is then left unset, not guessed)."""
+    value = attrs.get("status")
+    if not node_type.statuses or not isinstance(value, str):
+        return attrs
+    word = " ".join(value.casefold().replace("_", " ").replace("-", " ").split())
+    canonical = node_type.statuses.get(word)
+    attrs = dict(attrs)
+    if canonical is not None:
+        attrs["status"] = canonical
+    else:
+        del attrs["status"]
+        attrs["status_note"] = value.strip()
+    return attrs
+
+
+def resolve_link(conn: Connection, name: str, scope: str) -> resolver.NameMatch | None:
+    """The live entity (active or stub) ``name`` names exactly, if there is one; else the one
+    note (a Document) of that title or alias, as a notes app links ``[[Ferry times]]`` to the
+    note "Ferry times". Two notes of one name are not guessed between."""
+    for match in resolver.lookup(conn, [name], [scope], fuzzy=False):
+        if match.exact and match.status in ("active", "stub"):
+            return match
+    notes = graph_rows.documents_named(conn, name, scope)
+    if len(notes) == 1:
+        [note] = notes
+        reason = "same name" if note["title"].casefold() == name.casefold() else "alias"
+        return resolver.NameMatch(
+            note["id"], note["type"], note["title"], note["status"], 1.0, reason, note["seq"]
+        )
+    return None
+
+
+def connect(
+    conn: Connection,
+    pack: Pack,
+    node: NodeRow,
+    links: Sequence[str],
+    tags: Sequence[str],
+    tag_mode: str,
+    make_stub: Any,
+    make_edge: Any,
+) -> Feedback:
+    """Turn ``links`` and ``tags`` of the stored ``node`` into edges and suggestions.
+
+    ``make_stub(name) -> row`` stores a stub entity; ``make_edge(src, dst, type, why) -> bool``
+    stores an edge (False if it existed). Both run in the caller's transaction.
+    """
+    out = Feedback()
+    scope = node["scope"]
+    for name in links:
+        target = resolve_link(conn, name, scope)
+        if target is None:
+            stub = make_stub(name)
+            out.stubs_created.append({"id": stub["id"], "type": stub["type"], "title": name})
+            out.new_stub_seqs.append((stub["seq"], name))
+            target_row = {"id": stub["id"], "type": stub["type"], "title": name}
+        else:
+            target_row = {"id": target.id, "type": target.type, "title": target.title}
+        if target_row["id"] == node["id"]:
+            continue
+        edge = pack.edge_for(node["type"], target_row["type"], LINK_EDGES)
+        if edge and make_edge(node["id"], target_row["id"], edge, f"[[{name}]]"):
+            # Fix: the target's "type" was spread after the edge's and replaced it, so a link
+            # reported the node type ("Topic") as its edge type; both are kept now.
+            out.links.append({**target_row, "type": edge, "target_type": target_row["type"]})
+    if tag_mode != "off":
+        for tag in tags:
+            target = resolve_link(conn, tag, scope)
+            if target is None or target.id == node["id"] or target.status != "active":
+                continue
+            edge = pack.edge_for(node["type"], target.type, TAG_EDGES)
+            if edge is None:
+                continue
+            relation = {
+                "edge_type": edge,
+                "id": target.id,
+                "type": target.type,
+                "title": target.title,
+                "reason": f"tag #{tag}",
+            }
+            if tag_mode == "auto":
+                make_edge(node["id"], target.id, edge, f"tag #{tag}")
+                out.relations_from_tags.append(relation)
+            else:
+                out.suggested_relations.append(relation)
+    for linked in out.links:
+        hint = enrich_hint(conn, linked["id"])
+        if hint:
+            out.enrich_hints.append({"id": linked["id"], "title": linked["title"], "hint": hint})
+    return out
+
+
+def orphan_suggestions(
+    relations: Sequence[dict[str, Any]],
+    duplicates: Sequence[dict[str, Any]],
+    resonance: Sequence[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """What a memory with no edges might be linked to: tag anchors, then similar entities,
+    then related memories, each once."""
+    suggestions: dict[str, dict[str, Any]] = {}
+    for relation in relations:
+        suggestions.setdefault(relation["id"], dict(relation))
+    for item in [*duplicates, *resonance]:
+        reason = item.get("reason") or f"similar meaning ({item['score']:.2f})"
+        suggestions.setdefault(
+            item["id"],
+            {
+                "edge_type": SUGGESTION_EDGE[0],
+                "id": item["id"],
+                "type": item["type"],
+                "title": item["title"],
+                "reason": reason,
+            },
+        )
+    return list(suggestions.values())[:MAX_SUGGESTIONS]

@@ -1,0 +1,67 @@
+"""Forget: the one act that deletes (invariant I6). The person asks for it explicitly; the
+memory, and for a Document its passages (for a mailbox its messages and theirs), go with
+their edges, vectors, full-text and name entries, addenda, review items and log lines.
+SQLite's secure_delete overwrites the freed pages, full-text deletes purge the index (FTS5
+secure-delete), and afterwards the file is rebuilt without free pages (VACUUM) and the
+write-ahead log folded back and emptied. A content-free receipt (a count) records that
+something was forgotten.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.errors import NodeNotFound
+from cairn.app.upkeep import receipts
+from cairn.storage import forget_rows, graph_rows
+from cairn.storage.connection import Connection
+from cairn.storage.errors import VaultBusy
+from cairn.storage.rows import NodeRow
+from cairn.storage.vault import Vault
+
+
+def _contents(
+    conn: Connection, document_id: str, scopes: list[str], *, nested: bool = True
+) -> list[NodeRow]:
+    """What is ``part_of`` a Document: its passages, or (a mailbox) its messages' Documents
+    and their passages."""
+    parts = [
+        e["src"]
+        for e in graph_rows.edges_of(conn, document_id, "part_of")
+        if e["dst"] == document_id
+    ]
+    found = graph_rows.nodes_by_ids(conn, parts, scopes) if parts else []
+    if nested:
+        for row in list(found):
+            if row["type"] == "Document":
+                found += _contents(conn, row["id"], scopes, nested=False)
+    return found
+
+
+def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str]) -> dict[str, Any]:
+    with vault.write() as conn:
+        rows = graph_rows.nodes_by_ids(conn, [node_id], scopes)
+        if not rows:
+            raise NodeNotFound(node_id)
+        doomed = [rows[0]]
+        if rows[0]["type"] == "Document":
+            doomed += _contents(conn, node_id, scopes)
+        ids = [row["id"] for row in doomed]
+        forget_rows.purge_full_text(conn)
+        forget_rows.remove_traces(conn, ids)
+        for row in doomed:
+            graph_rows.delete_node(conn, row["id"])
+            space.removed(row["seq"])
+        receipts.append(conn, "forget", {"nodes": len(ids)})
+    result: dict[str, Any] = {"forgotten": len(ids), "title": rows[0]["title"]}
+    try:
+        vault.vacuum()
+    except VaultBusy:
+        # Another program holds the vault (an ingest beside the window): the memory is gone
+        # from every table already; its freed pages are zeroed, and the rebuild comes later.
+        result["note"] = (
+            "The vault was busy with other work, so the file is compacted at the next forget "
+            "instead."
+        )
+    return result

@@ -1,0 +1,2 @@
+"""The read path: hybrid search and its fusion, reading nodes with their edges and reach, and the
+briefing. It never imports the write path (``tests/test_architecture.py`` pins it)."""

@@ -1,0 +1,486 @@
+"""The write path (DESIGN §4): a memory is validated and embedded first (outside the lock:
+embedding takes tens of milliseconds), then one transaction resolves, decides, stores, indexes,
+logs and appends a receipt.
+
+What is decided lives elsewhere: the dedup gate in ``gate``, the entity resolver in
+``resolver``, links, tags and stubs in ``feedback``. This module applies their decisions to the
+vault and reports the structural consequence (``WriteResult``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cairn.app import memory_settings
+from cairn.app.clock import new_id, now_iso, utc_stamp
+from cairn.app.dedup import gate, resolver
+from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
+from cairn.app.linking import feedback
+from cairn.app.linking.note_mentions import NoteMentions
+from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
+from cairn.app.packs import Pack
+from cairn.app.retention.supervisor import Retention
+from cairn.app.text.surface import searchable_text
+from cairn.app.upkeep import receipts
+from cairn.app.writing.nodes import Draft, NewMemory, NodeStore, attrs_json, merge_attrs
+from cairn.storage import dedup_rows, graph_rows, records
+from cairn.storage.connection import Connection
+from cairn.storage.rows import NodeRow
+from cairn.storage.vault import Vault
+
+__all__ = ["NewMemory", "Writer"]
+
+# Statuses a caller may give a new memory; 'superseded' and 'archived' are reached by acts.
+# 'pending' is no longer written (issue 16): a write that waits for review is kept active,
+# found by search, and marked by its open review item. The status stays legal for old vaults.
+NEW_STATUSES = ("active", "stub")
+MAX_TITLE = 500
+# A memory is a note, not a book: longer text is imported as a document, in passages. The cap
+# also bounds the work of a snippet, which grows with the square of a text's matches.
+MAX_BODY = 100_000
+
+
+@dataclass
+class _Applied:
+    """What the gate or the resolver did, before the structural feedback is added."""
+
+    outcome: str
+    row: NodeRow | None
+    verdict: str | None = None
+    matched: dict[str, Any] | None = None
+    flags: tuple[str, ...] = ()
+    suggestion: str | None = None
+    possible_duplicate_of: list[dict[str, Any]] = field(default_factory=list)
+    label_conflict: list[dict[str, Any]] = field(default_factory=list)
+    revive_candidate: list[dict[str, Any]] = field(default_factory=list)
+    did_you_mean: list[dict[str, Any]] = field(default_factory=list)
+    reembed: bool = False  # the node's own text changed: embed it again after commit
+
+
+class Writer:
+    def __init__(self, vault: Vault, pack: Pack, space: EmbeddingSpace) -> None:
+        self._vault = vault
+        self._pack = pack
+        self._space = space
+        self.store = NodeStore(vault, pack, space)
+        self.mentions = NoteMentions(pack)
+        self.retention = Retention(
+            vault, lambda type_name: pack.node_types[type_name].family, self.set_status
+        )
+        self.store.retention = self.retention
+
+    # -- memories -----------------------------------------------------------------------------
+
+    def write(
+        self,
+        memory: NewMemory,
+        *,
+        force_new: bool = False,
+        dedup: bool = True,
+        vector: Any = None,
+        keep_whole: frozenset[str] | None = None,
+        links: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        within: Callable[[Connection, NodeRow], None] | None = None,
+    ) -> WriteResult:
+        """Store ``memory`` through the dedup gate. ``force_new`` stores an entity the
+        resolver's block mode would hold back; ``dedup=False`` skips the gate (a supersede
+        states the new version explicitly).
+
+        The ingest pipeline embeds a file's passages in one batch and passes each ``vector``.
+        It also passes ``keep_whole``, the ids of the passages the same document holds already:
+        they are not compared (a changed file is replacing them), and a passage is never
+        absorbed into another memory, only linked to it, so a document keeps all its parts.
+        ``links`` and ``tags`` replace those found in the body (a passage passes none: its
+        document carries the file's links). ``within`` runs in the same transaction once the
+        memory is stored, with the connection and its row (an edit supersedes the old version
+        there); if it raises, nothing of the write is kept."""
+        self._check_new(memory)
+        node_type = self._pack.node_types[memory.type]
+        attrs = feedback.normalize_status(node_type, dict(memory.attrs or {}))
+        title = memory.title.strip()
+        text = searchable_text(title, memory.body, attrs)
+        # The caller gave no links (a note written by hand, not a document's passage): its text
+        # is also read for the entities it names.
+        by_hand = links is None
+        links = feedback.inline_links(memory.body) if links is None else list(links)
+        tags = feedback.tags_of(attrs, memory.body) if tags is None else list(tags)
+        # Embedding takes tens of milliseconds: do it before taking the write lock.
+        if vector is None:
+            vector = self._space.embed(text)
+        draft = Draft(memory, title, attrs, text, vector)
+        stub_vectors = self.store.stub_vectors(links, memory.scope)
+        with self._vault.write() as conn:
+            self._require_scope(conn, memory.scope)
+            settings = memory_settings.read(conn)
+            near = (
+                gate.nearest(conn, self._space, self._pack, draft.vector, memory.scope)
+                if dedup
+                else []
+            )
+            if keep_whole is not None:
+                near = [c for c in near if c.id not in keep_whole]
+            if not dedup:
+                applied = self._insert_ungated(conn, draft)
+            elif node_type.family == "entity":
+                applied = self._write_entity(conn, draft, near, settings, force_new)
+            else:
+                applied = self._write_memory(conn, draft, near, settings, absorb=keep_whole is None)
+            if applied.row is None:
+                return WriteResult(
+                    applied.outcome,
+                    None,
+                    embedded=False,
+                    degree=0,
+                    did_you_mean=applied.did_you_mean,
+                    possible_duplicate_of=applied.possible_duplicate_of,
+                    label_conflict=applied.label_conflict,
+                    revive_candidate=applied.revive_candidate,
+                )
+            row = applied.row
+            found = feedback.connect(
+                conn,
+                self._pack,
+                row,
+                links,
+                tags,
+                settings.tag_anchoring,
+                lambda name: self.store.insert_stub(conn, name, memory.scope, stub_vectors),
+                lambda src, dst, kind, why: self.store.add_edge(conn, src, dst, kind, why),
+            )
+            family = node_type.family
+            if family == "entity" and applied.outcome == "inserted":
+                self.mentions.entity_written(memory.scope, title, row["id"])
+            elif by_hand and family != "entity" and applied.outcome != "absorbed":
+                self.mentions.link(
+                    conn,
+                    row,
+                    f"{title}\n{memory.body}",
+                    lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
+                    already={link["id"] for link in found.links},
+                )
+            if within is not None:
+                within(conn, row)
+            node = Node.from_row(graph_rows.nodes_by_ids(conn, [row["id"]], [memory.scope])[0])
+            degree = graph_rows.degree(conn, node.id)
+        if applied.reembed:
+            self.store.reembed(node.id)
+        resonance = gate.resonance(
+            near, settings.resonance_floor, {node.id, *(m["id"] for m in [applied.matched] if m)}
+        )
+        orphan = degree == 0 and applied.outcome != "absorbed"
+        suggestions = found.suggested_relations
+        if orphan:
+            suggestions = feedback.orphan_suggestions(
+                suggestions, applied.possible_duplicate_of, resonance
+            )
+        return WriteResult(
+            applied.outcome,
+            node,
+            embedded=draft.vector is not None,
+            degree=degree,
+            verdict=applied.verdict,
+            matched=applied.matched,
+            flags=applied.flags,
+            suggestion=applied.suggestion,
+            resonance=resonance,
+            possible_duplicate_of=applied.possible_duplicate_of,
+            label_conflict=applied.label_conflict,
+            revive_candidate=applied.revive_candidate,
+            orphan_warning=orphan,
+            suggested_relations=suggestions,
+            relations_from_tags=found.relations_from_tags,
+            links=found.links,
+            stubs_created=found.stubs_created,
+            enrich_hints=found.enrich_hints,
+        )
+
+    def _insert_ungated(self, conn: Connection, draft: Draft) -> _Applied:
+        row = self.store.insert(conn, draft, draft.memory.status)
+        self.store.log(conn, row["id"], None)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied("inserted", row)
+
+    def _write_memory(
+        self,
+        conn: Connection,
+        draft: Draft,
+        near: list[gate.Candidate],
+        settings: memory_settings.MemorySettings,
+        *,
+        absorb: bool = True,
+    ) -> _Applied:
+        family = self._pack.node_types[draft.memory.type].family
+        same_family = [c for c in near if c.family == family and c.status == "active"]
+        best = same_family[0] if same_family else None
+        cluster = (
+            gate.cluster_statements(conn, best, [draft.memory.scope])
+            if best is not None and best.score >= gate.lowest_band(settings)
+            else []
+        )
+        verdict = gate.decide(draft.text, best, cluster, settings)
+        # A passage is part of a document and stays in it: a near-copy is linked, and mere
+        # likeness (the pending band) is normal within a body of documents. Whether a whole
+        # document repeats another is for the ingest pipeline to ask.
+        if not absorb:
+            verdict = gate.as_document_part(verdict)
+        if verdict.outcome == "inserted":
+            row = self.store.insert(conn, draft, draft.memory.status)
+            if verdict.related and verdict.candidate is not None:
+                # A distinct event very like a kept one: both stay, joined as related.
+                self.store.add_edge(
+                    conn, row["id"], verdict.candidate.id, "relates_to", verdict.reason
+                )
+            self.store.log(conn, row["id"], verdict)
+            receipts.append(conn, "write", {"nodes": 1})
+            return _Applied("inserted", row)
+        assert verdict.candidate is not None
+        matched = verdict.candidate.brief() | {"jaccard": round(verdict.jaccard or 0.0, 4)}
+        matched["reason"] = verdict.reason
+        if verdict.outcome == "absorbed":
+            target = graph_rows.nodes_by_ids(conn, [verdict.candidate.id], [draft.memory.scope])[0]
+            if not verdict.identical:
+                dedup_rows.add_addendum(
+                    conn, target["id"], draft.text, "absorbed", draft.memory.source, now_iso()
+                )
+                self.store.reindex_text(conn, target)
+            self.store.log(conn, target["id"], verdict)
+            receipts.append(conn, "absorb", {"nodes": 1})
+            return _Applied("absorbed", target, matched=matched)
+        # A possible duplicate is kept like any memory (searchable, linked, counted) at once;
+        # its open review item marks it "awaiting review" until the person keeps both or merges.
+        row = self.store.insert(conn, draft, draft.memory.status)
+        suggestion = None
+        if verdict.contradiction:
+            suggestion = (
+                f"It may contradict {verdict.candidate.title!r} ({verdict.contradiction}). "
+                f"If it replaces it, supersede the old one: cairn supersede "
+                f"{verdict.candidate.id} {row['id']}"
+            )
+        review_id = None
+        if verdict.outcome == "merge_linked":
+            self.store.add_edge(conn, row["id"], verdict.candidate.id, "same_topic", verdict.reason)
+        else:
+            review_id = new_id()
+            dedup_rows.add_review_item(
+                conn,
+                id_=review_id,
+                kind="duplicate",
+                node_id=row["id"],
+                other_id=verdict.candidate.id,
+                score=verdict.candidate.score,
+                reason=verdict.reason,
+                flags=verdict.flags,
+                at=now_iso(),
+            )
+        self.store.log(conn, row["id"], verdict)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied(
+            verdict.outcome,
+            row,
+            verdict=review_id,
+            matched=matched,
+            flags=verdict.flags,
+            suggestion=suggestion,
+        )
+
+    def _write_entity(
+        self,
+        conn: Connection,
+        draft: Draft,
+        near: list[gate.Candidate],
+        settings: memory_settings.MemorySettings,
+        force_new: bool,
+    ) -> _Applied:
+        memory = draft.memory
+        aliases = [a for a in draft.attrs.get("aliases", []) if isinstance(a, str)]
+        matches = resolver.lookup(conn, [draft.title, *aliases], [memory.scope])
+        exact = [m for m in matches if m.exact]
+        stub = next((m for m in exact if m.status == "stub"), None)
+        same = next((m for m in exact if m.status == "active" and m.type == memory.type), None)
+        if stub is not None and same is None:
+            return self._enrich_stub(conn, draft, stub)
+        if same is not None:
+            return self._absorb_entity(conn, draft, same)
+        conflicts = [m.as_dict() for m in exact if m.status == "active"]
+        revive = [m.as_dict() for m in exact if m.status == "archived"]
+        listed = {m.id for m in exact}
+        possible = [m.as_dict() for m in matches if not m.exact]
+        listed |= {m.id for m in matches}
+        for c in near:
+            if c.family == "entity" and c.score >= settings.dedup_low and c.id not in listed:
+                possible.append(c.brief() | {"status": c.status, "reason": "similar meaning"})
+        possible = possible[: resolver.MAX_FINDINGS]
+        if settings.entity_mode == "block" and not force_new and (possible or conflicts or revive):
+            return _Applied(
+                "blocked",
+                None,
+                possible_duplicate_of=possible,
+                label_conflict=conflicts,
+                revive_candidate=revive,
+                did_you_mean=[*conflicts, *revive, *possible],
+            )
+        row = self.store.insert(conn, draft, memory.status)
+        at = now_iso()
+        for kind, found in (("label_conflict", conflicts), ("revive_candidate", revive)):
+            for other in found:
+                dedup_rows.add_review_item(
+                    conn,
+                    id_=new_id(),
+                    kind=kind,
+                    node_id=row["id"],
+                    other_id=other["id"],
+                    score=1.0,
+                    reason=f"the same name as the {other['status']} {other['type']} "
+                    f"{other['title']!r}",
+                    flags=(),
+                    at=at,
+                )
+        reason = "a new entity" if not possible else "a new entity, possibly a duplicate"
+        self.store.log_entity(conn, row["id"], None, "inserted", None, reason)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied(
+            "inserted",
+            row,
+            possible_duplicate_of=possible,
+            label_conflict=conflicts,
+            revive_candidate=revive,
+        )
+
+    def _absorb_entity(self, conn: Connection, draft: Draft, same: resolver.NameMatch) -> _Applied:
+        """The same entity again: the existing node stands; what the write adds is kept."""
+        scope = draft.memory.scope
+        target = graph_rows.nodes_by_ids(conn, [same.id], [scope])[0]
+        kept = json.loads(target["attrs"])
+        merged, leftover = merge_attrs(kept, draft.attrs)
+        extra = searchable_text("", draft.memory.body, leftover).strip()
+        attrs_changed = merged != kept
+        if attrs_changed:
+            graph_rows.update_node(
+                conn, target["id"], {"attrs": attrs_json(merged), "updated_at": now_iso()}
+            )
+            target = graph_rows.nodes_by_ids(conn, [same.id], [scope])[0]
+        added = bool(extra) and extra not in searchable_text(target["title"], target["body"], kept)
+        if added:
+            dedup_rows.add_addendum(
+                conn, target["id"], extra, "absorbed", draft.memory.source, now_iso()
+            )
+        if attrs_changed or added:
+            self.store.index_names(conn, target)
+            self.store.reindex_text(conn, target)
+        self.store.log_entity(conn, target["id"], same.id, "absorbed", same.score, same.reason)
+        receipts.append(conn, "absorb", {"nodes": 1})
+        matched = same.as_dict()
+        return _Applied("absorbed", target, matched=matched, reembed=attrs_changed)
+
+    def _enrich_stub(self, conn: Connection, draft: Draft, stub: resolver.NameMatch) -> _Applied:
+        """A name linked before it was described: the stub becomes the entity, keeping its id
+        and its edges."""
+        scope = draft.memory.scope
+        target = graph_rows.nodes_by_ids(conn, [stub.id], [scope])[0]
+        merged, _ = merge_attrs(json.loads(target["attrs"]), draft.attrs)
+        changes: dict[str, Any] = {
+            "type": draft.memory.type,
+            "attrs": attrs_json(draft.attrs | merged),
+            "updated_at": now_iso(),
+        }
+        if draft.memory.body.strip():
+            changes |= {"body": draft.memory.body, "status": "active"}
+        graph_rows.update_node(conn, target["id"], changes)
+        target = graph_rows.nodes_by_ids(conn, [stub.id], [scope])[0]
+        self.store.index_names(conn, target)
+        self.store.reindex_text(conn, target)
+        if target["status"] == "active":
+            self._space.status_changed(target["seq"], "active")
+        self.store.log_entity(conn, target["id"], stub.id, "enriched", 1.0, "described a stub")
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied("enriched", target, matched=stub.as_dict(), reembed=True)
+
+    def _check_new(self, memory: NewMemory) -> None:
+        if memory.type not in self._pack.node_types:
+            raise UnknownType(memory.type, sorted(self._pack.node_types))
+        if not memory.title.strip():
+            raise InvalidRequest("A memory needs a title.")
+        if len(memory.title) > MAX_TITLE:
+            raise InvalidRequest(f"A title may be at most {MAX_TITLE} characters.")
+        if len(memory.body) > MAX_BODY:
+            raise InvalidRequest(
+                f"A memory's text may be at most {MAX_BODY:,} characters (this one has "
+                f"{len(memory.body):,}); keep long texts as documents instead."
+            )
+        if memory.status not in NEW_STATUSES:
+            raise InvalidRequest(f"A new memory's status is one of {', '.join(NEW_STATUSES)}.")
+        for name, stamp in (("valid_from", memory.valid_from), ("valid_to", memory.valid_to)):
+            if stamp is not None and utc_stamp(stamp) is None:
+                raise InvalidRequest(f"{name} is a date (YYYY-MM-DD) or ISO time, got {stamp!r}.")
+
+    def _require_scope(self, conn: Connection, scope: str) -> None:
+        known = records.scope_names(conn)
+        if scope not in known:
+            raise UnknownScope(scope, known)
+
+    # -- edges --------------------------------------------------------------------------------
+
+    def link(
+        self,
+        src: str,
+        dst: str,
+        edge_type: str,
+        scopes: list[str],
+        rationale: str | None = None,
+    ) -> LinkResult:
+        spec = self._pack.edge_types.get(edge_type)
+        if spec is None:
+            raise InvalidRequest(
+                f"There is no edge type {edge_type!r}; the pack has "
+                f"{', '.join(sorted(self._pack.edge_types))}."
+            )
+        if src == dst:
+            raise InvalidRequest("A memory cannot be linked to itself.")
+        if not spec.directed:
+            src, dst = min(src, dst), max(src, dst)  # one row per pair, either way round
+        with self._vault.write() as conn:
+            found = {n["id"] for n in graph_rows.nodes_by_ids(conn, [src, dst], scopes)}
+            for node_id in (src, dst):
+                if node_id not in found:
+                    raise NodeNotFound(node_id)
+            created = self.store.add_edge(conn, src, dst, edge_type, rationale)
+            if created:
+                receipts.append(conn, "link", {"edges": 1})
+            self.retention.reinforce(conn, [src, dst], now_iso())  # linking is a use of both
+        return LinkResult(src, dst, edge_type, spec.layer, created)
+
+    # -- status -------------------------------------------------------------------------------
+
+    def set_status(
+        self,
+        node_id: str,
+        status: str,
+        scopes: list[str],
+        kind: str,
+        *,
+        only_from: str | None = None,
+    ) -> Node:
+        """Move a memory to ``status`` (archive and unarchive); nothing is deleted.
+        ``only_from`` refuses the move unless the memory is in that status now."""
+        if status not in ALL_STATUSES:
+            raise InvalidRequest(f"Unknown status {status!r}.")
+        with self._vault.write() as conn:
+            rows = graph_rows.nodes_by_ids(conn, [node_id], scopes)
+            if not rows:
+                raise NodeNotFound(node_id)
+            if only_from is not None and rows[0]["status"] not in (only_from, status):
+                raise InvalidRequest(
+                    f"{rows[0]['title']!r} is {rows[0]['status']}, not {only_from}."
+                )
+            if kind == "unarchive" and graph_rows.newest_edge_source(conn, node_id, "supersedes"):
+                status = "superseded"  # a newer version exists: it comes back as history
+            if rows[0]["status"] != status:
+                graph_rows.update_node(conn, node_id, {"status": status, "updated_at": now_iso()})
+                self._space.status_changed(rows[0]["seq"], status)
+                receipts.append(conn, kind, {"nodes": 1})
+            return Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])

@@ -1,0 +1,366 @@
+"""The detail pane on a real vault: what it shows of a memory, following links and versions,
+the actions (edit, supersede, link, archive, forget), and opening a source at its place."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from cairn.ui.detail.actions import EditDialog, forget_warning
+from cairn.ui.detail.open_at import file_url, missing_file_text, plan_open
+from cairn.ui.detail.pane import DetailPane
+from cairn.ui.detail.pickers import LinkDialog, allowed_links
+from cairn.ui.shell.session import Session
+from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
+from tests.app.ingest_files import pdf_bytes
+
+WAIT_MS = 5000
+
+
+def service_of(session: Session) -> Any:
+    assert session.service is not None
+    return session.service
+
+
+def seed(session: Session) -> dict[str, str]:
+    service = service_of(session)
+    note = service.write(
+        "Note",
+        "Sailing course",
+        "Weekend sailing course at the yacht club, with knots and capsizing drills.",
+        attrs={"tags": ["sea", "sport"]},
+    )
+    person = service.write("Person", "Bruno Keel", "Sailing instructor.")
+    fact = service.write("Fact", "Club fee", "The yacht club fee is 120 euros a year.")
+    service.link(note.id, person.id, "involves", scopes=service.scopes())
+    return {"note": str(note.id), "person": str(person.id), "fact": str(fact.id)}
+
+
+def make_pane(qtbot: Any, session: Session) -> DetailPane:
+    pane = DetailPane(session)
+    qtbot.addWidget(pane)
+    pane.resize(520, 800)
+    pane.show()
+    return pane
+
+
+def show(qtbot: Any, pane: DetailPane, node_id: str) -> None:
+    with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
+        pane.show_node(node_id)
+
+
+def act(qtbot: Any, pane: DetailPane, start: Any, name: str) -> None:
+    """Start an action and wait until it is done and the pane has reloaded."""
+    done: list[str] = []
+    pane.action_done.connect(done.append)
+    with qtbot.waitSignals([pane.action_done, pane.loaded], timeout=WAIT_MS):
+        start()
+    pane.action_done.disconnect(done.append)
+    assert done == [name]
+
+
+def click_item(qtbot: Any, entries: Any, row: int) -> None:
+    rect = entries.visualItemRect(entries.item(row))
+    qtbot.mouseClick(entries.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_shows_body_attributes_links_and_history(qtbot: Any, open_session: Session) -> None:
+    ids = seed(open_session)
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["note"])
+    assert pane.current_node_id == ids["note"]
+    assert pane.title_label.text() == "Sailing course"
+    assert "capsizing drills" in pane.body_label.text()
+    assert "Note" in pane.meta_label.text()
+    assert "Tags" in pane.attrs_label.text() and "sea, sport" in pane.attrs_label.text()
+    links = pane.links_list.labels()
+    assert links == ["→ involves: Bruno Keel"]
+    assert not pane.history_list.isVisible()  # one version: no history to show
+    assert pane.edit_button.isEnabled() and pane.forget_button.isEnabled()
+
+    # Following the link asks to open the person.
+    with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
+        click_item(qtbot, pane.links_list, 0)
+    assert opened.args == [ids["person"]]
+
+    # A person can be linked and forgotten, but not edited (the pack keeps no versions of one).
+    show(qtbot, pane, ids["person"])
+    assert pane.links_list.labels() == ["← involves: Sailing course"]
+    assert not pane.edit_button.isEnabled()
+    assert "not edited here" in pane.edit_button.toolTip()
+
+
+def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: Session) -> None:
+    ids = seed(open_session)
+    service = service_of(open_session)
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["fact"])
+    act(qtbot, pane, lambda: pane.save_edit("Club fee", "The club fee is 150 euros."), "edit")
+
+    new_id = pane.current_node_id
+    assert new_id is not None and new_id != ids["fact"]
+    assert "150 euros" in pane.body_label.text()
+    history = service.history(new_id, scopes=service.scopes())
+    assert [entry.id for entry in history.chain] == [ids["fact"], new_id]
+    assert history.chain[0].status == "superseded"
+    assert pane.history_list.isVisible() and pane.history_list.count() == 2
+    # Each version says what it changed from the one before, and all it said on hover.
+    newest = pane.history_list.item(1)
+    assert "[-120 euros a year.-] {+150 euros.+}" in newest.text().splitlines()[1]
+    assert newest.toolTip() == "The club fee is 150 euros."
+
+    # The older version is one click away, and says what it is.
+    with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
+        click_item(qtbot, pane.history_list, 0)
+    assert opened.args == [ids["fact"]]
+    show(qtbot, pane, ids["fact"])
+    assert "superseded" in pane.meta_label.text()
+    assert not pane.edit_button.isEnabled()
+
+    # Through the dialog: the Edit button, new words, Save.
+    show(qtbot, pane, new_id)
+
+    def fill_and_save() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, EditDialog) and dialog.title_field.text() == "Club fee"
+        dialog.body_field.setPlainText("The club fee is 160 euros.")
+        dialog.accept()
+
+    QTimer.singleShot(0, fill_and_save)
+    act(qtbot, pane, pane.edit_button.click, "edit")
+    assert "160 euros" in pane.body_label.text()
+    assert len(service.history(new_id, scopes=service.scopes()).chain) == 3
+
+
+def test_an_edited_ingested_note_keeps_its_links(
+    qtbot: Any, open_session: Session, tmp_path: Path
+) -> None:
+    """Edit and Save on a note read from a notes folder: the new version shows every link the
+    old one had, the reading list's link to it among them."""
+    service = service_of(open_session)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "Reading list.md").write_text("Next: [[Harbour history]].\n", encoding="utf-8")
+    (folder / "Harbour history.md").write_text(
+        "The old pier was built in 1884. See [[Ferry times]].\n", encoding="utf-8"
+    )
+    (folder / "Ferry times.md").write_text("The ferry leaves at 7:40.\n", encoding="utf-8")
+    service.ingest([folder])
+    [note] = [
+        n
+        for n in service.list_memories(scopes=service.scopes(), types=["Document"])
+        if n.title == "Harbour history"
+    ]
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, note.id)
+    before = set(pane.links_list.labels())
+    assert "← references: Reading list" in before and "→ references: Ferry times" in before
+
+    def fill_and_save() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, EditDialog)
+        dialog.body_field.setPlainText("The pier dates from 1884. See [[Ferry times]].")
+        dialog.accept()
+
+    QTimer.singleShot(0, fill_and_save)
+    act(qtbot, pane, pane.edit_button.click, "edit")
+    assert pane.current_node_id != note.id
+    after = set(pane.links_list.labels())
+    assert before <= after, before - after
+
+
+def test_supersede_and_link_actions(qtbot: Any, open_session: Session) -> None:
+    ids = seed(open_session)
+    service = service_of(open_session)
+    newer = service.write("Fact", "Club fee 2025", "From 2025 the yacht club fee is 140 euros.")
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["fact"])
+    act(qtbot, pane, lambda: pane.supersede_with(str(newer.id)), "supersede")
+    assert pane.current_node_id == newer.id
+    chain = service.history(ids["fact"], scopes=service.scopes()).chain
+    assert [entry.id for entry in chain] == [ids["fact"], newer.id]
+
+    act(qtbot, pane, lambda: pane.link_to(ids["note"], "relates_to"), "link")
+    links = pane.links_list.labels()
+    assert "— relates to: Sailing course" in links
+
+    # A link the pack does not allow fails with the service's sentence, in a message box.
+    with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
+        pane.link_to(ids["person"], "works_at")
+    qtbot.waitUntil(lambda: bool(pane.findChildren(QMessageBox)), timeout=WAIT_MS)
+    box = pane.findChildren(QMessageBox)[0]
+    assert box.text() == pane.last_error and box.text()
+    box.close()
+
+
+def test_archive_hides_from_search_and_unarchive_brings_back(
+    qtbot: Any, open_session: Session
+) -> None:
+    ids = seed(open_session)
+    service = service_of(open_session)
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["note"])
+
+    def found() -> bool:
+        hits = service.search("sailing course", scopes=service.scopes(), limit=25).results
+        return ids["note"] in [hit.id for hit in hits]
+
+    assert found()
+    changed: list[bool] = []
+    open_session.changed.connect(lambda: changed.append(True))
+    act(qtbot, pane, pane.archive_button.click, "archive")
+    assert changed and not found()
+    assert pane.archive_button.text() == "Unarchive"
+    act(qtbot, pane, pane.archive_button.click, "unarchive")
+    assert found() and pane.archive_button.text() == "Archive"
+
+
+def test_forget_asks_first_then_removes(qtbot: Any, open_session: Session) -> None:
+    ids = seed(open_session)
+    service = service_of(open_session)
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["note"])
+    detail = service.get([ids["note"]], scopes=service.scopes()).nodes[0]
+    warning = forget_warning(detail)
+    assert "cannot be undone" in warning and "Sailing course" in warning
+
+    def answer(role: QMessageBox.ButtonRole) -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox) and box.text() == warning
+        button = next(b for b in box.buttons() if box.buttonRole(b) == role)
+        button.click()
+
+    QTimer.singleShot(0, lambda: answer(QMessageBox.ButtonRole.RejectRole))
+    pane.forget_current()  # cancelled: nothing happens
+    assert service.get([ids["note"]], scopes=service.scopes()).nodes
+
+    forgotten: list[str] = []
+    pane.node_forgotten.connect(forgotten.append)
+    QTimer.singleShot(0, lambda: answer(QMessageBox.ButtonRole.DestructiveRole))
+    with qtbot.waitSignal(pane.action_done, timeout=WAIT_MS):
+        pane.forget_current()
+    assert forgotten == [ids["note"]]
+    assert service.get([ids["note"]], scopes=service.scopes()).missing == [ids["note"]]
+    hits = service.search("sailing course", scopes=service.scopes(), limit=25).results
+    assert ids["note"] not in [hit.id for hit in hits]
+    assert pane.current_node_id is None and "Forgotten" in pane.empty_label.text()
+    assert pane.title_label.text() == ""
+
+
+def test_a_passage_opens_its_file_at_its_page(
+    qtbot: Any, open_session: Session, tmp_path: Path
+) -> None:
+    service = service_of(open_session)
+    pdf = tmp_path / "tide-tables.pdf"
+    pdf.write_bytes(
+        pdf_bytes([["Tide tables for the north harbour."], ["Spring tides peak in March."]])
+    )
+    report = service.ingest([pdf])
+    assert not report.failed
+    hits = service.search("spring tides march", scopes=service.scopes(), limit=5).results
+    passage = next(hit for hit in hits if hit.type == "Passage")
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, passage.id)
+    assert pane.source_label.text() == "From tide-tables.pdf, page 2"
+    assert pane.open_button.text() == "Open at page 2" and pane.open_button.isVisible()
+
+    pdf.unlink()  # the file is gone: the pane says so instead of failing quietly
+    pane.open_button.click()
+    assert pane.notice.text() == missing_file_text(pdf)
+    assert "no longer there" in pane.notice.text()
+
+
+def test_open_plans_a_page_or_a_time() -> None:
+    def only(*installed: str) -> Any:
+        return lambda name: f"/usr/bin/{name}" if name in installed else None
+
+    pdf = plan_open("/docs/report.pdf", {"page": 12}, only("okular", "zathura"))
+    assert (pdf.program, pdf.arguments) == ("/usr/bin/okular", ("--page", "12", "/docs/report.pdf"))
+    assert pdf.where == "page 12" and pdf.at_place
+    evince = plan_open("/docs/report.pdf", {"page": 3}, only("evince"))
+    assert evince.arguments == ("--page-index=3", "/docs/report.pdf")
+    zathura = plan_open("/docs/report.pdf", {"page": 3}, only("zathura"))
+    assert zathura.arguments == ("--page=3", "/docs/report.pdf")
+    qpdfview = plan_open("/docs/report.pdf", {"page": 3}, only("qpdfview"))
+    assert qpdfview.arguments == ("/docs/report.pdf#3",)
+
+    audio = plan_open("/rec/memo.mp3", {"start_s": 83.0, "end_s": 95.0}, only("vlc", "mpv"))
+    assert (audio.program, audio.arguments) == ("/usr/bin/mpv", ("--start=83", "/rec/memo.mp3"))
+    assert audio.where == "1:23"
+    vlc = plan_open("/rec/memo.mp3", {"start_s": 83.5}, only("vlc"))
+    assert vlc.arguments == ("--start-time=83.50", "/rec/memo.mp3")
+
+    fallback = plan_open("/docs/report.pdf", {"page": 12}, only())
+    assert fallback.program is None and fallback.where == "page 12" and not fallback.at_place
+    whole = plan_open("/docs/notes.md", None, only("evince"))
+    assert whole.program is None and whole.where == ""
+
+
+def test_link_dialog_offers_only_what_the_pack_allows(qtbot: Any, open_session: Session) -> None:
+    ids = seed(open_session)
+    service = service_of(open_session)
+    pack = service.pack_rules()
+    options = allowed_links(pack, "Note", "Sailing course", "Person", "Bruno Keel")
+    kinds = {(option.edge_type, option.outgoing) for option in options}
+    assert ("involves", True) in kinds and ("mentions", True) in kinds
+    assert ("works_at", True) not in kinds and "supersedes" not in {o.edge_type for o in options}
+
+    dialog = LinkDialog(open_session, pack, ids["note"], "Note", "Sailing course")
+    qtbot.addWidget(dialog)
+    qtbot.keyClicks(dialog.search_field, "Bruno")
+    qtbot.waitUntil(lambda: dialog.model.rowCount() > 0, timeout=WAIT_MS)
+    assert ids["note"] not in [row.node_id for row in dialog.model.rows()]
+    dialog.results_view.setCurrentIndex(dialog.model.index(0))
+    chosen = dialog.chosen_link()
+    assert chosen is not None
+    row, option = chosen
+    assert row.node_id == ids["person"] and option.edge_type in {o.edge_type for o in options}
+
+
+def test_lock_clears_the_pane(qtbot: Any, open_session: Session) -> None:
+    ids = seed(open_session)
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["note"])
+    open_session.lock()
+    assert pane.current_node_id is None
+    assert pane.title_label.text() == "" and pane.body_label.text() == ""
+    assert pane.links_list.count() == 0
+
+
+def test_a_memory_awaiting_review_says_so_until_it_is_settled(
+    qtbot: Any, open_session: Session
+) -> None:
+    service = service_of(open_session)
+    first = service.write("Note", *KEY)
+    second = service.write("Note", *KEY_REWORDED)
+    assert second.outcome == "pending", second.matched
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, str(second.id))
+    line = pane.review_label.text()
+    assert line.startswith("Awaiting review: may repeat “Spare key” (similar (")
+    assert "waiting for review" in line and "review panel" in line
+    assert pane.review_label.isVisible()
+    assert "active" not in pane.meta_label.text()  # an ordinary kept memory otherwise
+
+    show(qtbot, pane, str(first.id))
+    assert pane.review_label.text() == "" and not pane.review_label.isVisible()
+
+    service.resolve_duplicate(second.verdict, "distinct", scopes=service.scopes())
+    show(qtbot, pane, str(second.id))
+    assert not pane.review_label.isVisible()
+    assert pane.links_list.labels() == ["— relates to: Spare key"]
+
+
+def test_a_file_whose_name_is_not_utf8_opens_by_its_bytes(tmp_path: Path) -> None:
+    real = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.pdf"))
+    real.write_bytes(b"%PDF-1.4\n")
+    shown = str(tmp_path) + "/caf\\xe9.pdf"  # how the vault keeps and shows its source
+    plan = plan_open(shown, {"page": 2}, lambda name: f"/usr/bin/{name}")
+    assert plan.path == real and plan.path.exists()
+    assert plan.program is None  # a viewer's command line would get other bytes
+    assert file_url(plan.path).toEncoded().data().endswith(b"/caf%E9.pdf")
+    assert file_url(Path("/docs/café.pdf")).toEncoded().data() == b"file:///docs/caf%C3%A9.pdf"

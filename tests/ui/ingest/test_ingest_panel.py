@@ -1,0 +1,186 @@
+"""The ingest panel with the real vault, embedder and extraction worker: progress reaches the
+panel, every file ends as added or failed with its reason, Stop keeps what was read and says
+so, earlier failures are listed, paths given during a run wait for the next one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton, QTreeWidget
+
+from cairn.app.ingestion.report import IngestProgress, IngestReport
+from cairn.ui.ingest.panel import IngestPanel
+from cairn.ui.ingest.rows import FileList
+from cairn.ui.shell.session import Session
+from tests.app import ingest_files as files
+
+RUN_TIMEOUT_MS = 60_000
+
+
+def _button(panel: IngestPanel, text: str) -> QPushButton:
+    return next(b for b in panel.findChildren(QPushButton) if b.text() == text)
+
+
+def _by_name(panel: IngestPanel) -> dict[str, tuple[str, str]]:
+    return {Path(path).name: row for path, row in panel.file_rows().items()}
+
+
+@pytest.fixture
+def panel(qtbot, open_session: Session) -> IngestPanel:
+    widget = IngestPanel(open_session)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def test_a_run_shows_progress_and_ends_with_each_file_added_or_failed(
+    qtbot, panel: IngestPanel, open_session: Session, tmp_path: Path
+) -> None:
+    folder = files.write(
+        tmp_path / "trip notes",
+        {
+            "kayak.md": "# Kayak trip\n\nWe paddled around the lighthouse island at dawn.\n",
+            "recipe.txt": "Bake the rye loaf for forty minutes with a tray of water below.\n",
+            "garden.txt": files.prose("garden", 5) + "\n",
+            "program.txt": files.binary_bytes(),  # a binary file named .txt
+        },
+    )
+    events: list[IngestProgress] = []
+    busy: list[str | None] = []
+    changed: list[bool] = []
+    panel.progressed.connect(events.append)
+    panel.busy_changed.connect(busy.append)
+    open_session.changed.connect(lambda: changed.append(True))
+
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS) as finished:
+        panel.start([str(folder)])
+        assert panel.is_running
+    report = finished.args[0]
+    assert isinstance(report, IngestReport)
+
+    stages = {event.stage for event in events}
+    assert {"scanning", "reading", "embedding", "writing", "done"} <= stages
+    assert busy[0] is not None and busy[-1] is None  # the status bar was told, then freed
+    assert changed == [True]
+    assert not panel.is_running
+
+    rows = _by_name(panel)
+    assert {name: state for name, (state, _) in rows.items()} == {
+        "kayak.md": "done",
+        "recipe.txt": "done",
+        "garden.txt": "done",
+        "program.txt": "failed",
+    }
+    assert "binary file" in rows["program.txt"][1]
+    assert report.counts() == {"ingested": 3, "failed": 1}
+    assert panel.stage_text == "Done."
+    assert "3 files added" in panel.summary_text
+    assert "1 could not be read" in panel.summary_text
+
+    # A row shows the file below the dropped folder, and a double-click opens its Document.
+    tree = panel.findChild(FileList)
+    assert tree is not None
+    item = tree.findItems("kayak.md", Qt.MatchFlag.MatchEndsWith)[0]
+    assert item.text(0) == str(Path("trip notes") / "kayak.md")
+    kayak = next(o for o in report.files if o.path.endswith("kayak.md"))
+    with qtbot.waitSignal(panel.open_requested) as opened:
+        tree.itemDoubleClicked.emit(item, 0)
+    assert opened.args == [kayak.document_id]
+
+    # Earlier failures come from the vault, not from this run's report.
+    _button(panel, "Show earlier failures").click()
+    qtbot.waitUntil(lambda: bool(panel.earlier_failures()), timeout=10_000)
+    [(path, reason)] = panel.earlier_failures()
+    assert path.endswith("program.txt") and "binary file" in reason
+
+    # Locking forgets the file names shown.
+    open_session.lock()
+    assert panel.file_rows() == {}
+    assert panel.summary_text == "" and panel.earlier_failures() == []
+
+
+def test_stop_ends_the_run_after_the_current_file_and_says_what_was_kept(
+    qtbot, panel: IngestPanel, tmp_path: Path
+) -> None:
+    folder = files.write(
+        tmp_path / "many",
+        {f"note_{n:02d}.txt": files.prose(f"stop {n}", 12) + "\n" for n in range(15)},
+    )
+    stop = _button(panel, "Stop after this file")
+    assert not stop.isEnabled()
+
+    def stop_once_reading(event: IngestProgress) -> None:
+        if event.stage in ("reading", "embedding") and stop.isEnabled():
+            stop.click()
+
+    panel.progressed.connect(stop_once_reading)
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS) as finished:
+        panel.start([str(folder)])
+    report = finished.args[0]
+
+    assert report.cancelled
+    states = [state for state, _ in panel.file_rows().values()]
+    assert len(states) == 15
+    assert states.count("cancelled") >= 10  # stopped early, not after the last file
+    assert set(states) <= {"done", "cancelled"}
+    assert panel.stage_text == "Stopped."
+    assert "Stopped as you asked" in panel.summary_text
+    kept = states.count("done")
+    assert f"{kept} {'file' if kept == 1 else 'files'} added" in panel.summary_text
+    assert f"{states.count('cancelled')} files not read" in panel.summary_text
+    assert not stop.isEnabled()
+
+
+def test_paths_given_during_a_run_wait_for_the_next_one(
+    qtbot, panel: IngestPanel, tmp_path: Path
+) -> None:
+    first = files.write(tmp_path / "first", {"one.txt": files.prose("one", 3)})
+    second = files.write(tmp_path / "second", {"two.txt": files.prose("two", 3)})
+    reports: list[IngestReport] = []
+    panel.finished.connect(reports.append)
+    panel.start([str(first)])
+    panel.start([str(second)])  # queued: the first run is still going
+    qtbot.waitUntil(lambda: len(reports) == 2, timeout=RUN_TIMEOUT_MS)
+    assert [Path(o.path).name for o in reports[0].files] == ["one.txt"]
+    assert [Path(o.path).name for o in reports[1].files] == ["two.txt"]
+    assert _by_name(panel) == {"two.txt": ("done", "1 passage")}
+    assert panel.summary_text.startswith("1 file added")
+
+
+def test_without_an_open_vault_the_panel_says_so(qtbot, tmp_path: Path) -> None:
+    panel = IngestPanel(Session())
+    qtbot.addWidget(panel)
+    panel.start([str(tmp_path)])
+    assert not panel.is_running
+    assert "Open your vault first" in panel.summary_text
+    assert panel.findChild(QTreeWidget) is not None
+
+
+def test_links_that_loop_or_lead_nowhere_fail_alone_and_odd_names_show_readably(
+    qtbot, panel: IngestPanel, tmp_path: Path
+) -> None:
+    folder = files.write(tmp_path / "old archive", {"kayak.md": "# Kayak\n\nAt dawn.\n"})
+    (folder / "loop.md").symlink_to("loop.md")
+    (folder / "dangling.md").symlink_to(folder / "nowhere.md")
+    odd = Path(os.fsdecode(os.fsencode(folder) + b"/caf\xe9.txt"))
+    odd.write_text("The crème brûlée recipe from the old archive.\n", encoding="utf-8")
+
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS):
+        panel.start([str(folder)])
+    rows = _by_name(panel)
+    assert {name: state for name, (state, _) in rows.items()} == {
+        "kayak.md": "done",
+        "caf\\xe9.txt": "done",
+        "loop.md": "failed",
+        "dangling.md": "failed",
+    }
+    assert "leads back to itself" in rows["loop.md"][1]
+    assert "not there" in rows["dangling.md"][1]
+
+    _button(panel, "Show earlier failures").click()
+    qtbot.waitUntil(lambda: len(panel.earlier_failures()) == 2, timeout=10_000)
+    reasons = {Path(path).name: reason for path, reason in panel.earlier_failures()}
+    assert "leads back to itself" in reasons["loop.md"]
+    assert "not there" in reasons["dangling.md"]

@@ -1,0 +1,236 @@
+"""The window around the panels: the stack of unlock screen and workspace, locking, the layout
+kept across runs, file drops, the status bar, and the wiring between panels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from cairn.app.portability.leftovers import Swept
+from cairn.storage.errors import VaultClosed
+from cairn.ui.settings.preferences import Preferences
+from cairn.ui.shell.capture import QuickCaptureDialog
+from cairn.ui.shell.main_window import MainWindow
+from cairn.ui.shell.session import Session
+
+INGEST_TIMEOUT_MS = 60_000
+COPY = Qt.DropAction.CopyAction
+LEFT_BUTTON = Qt.MouseButton.LeftButton
+NO_KEYS = Qt.KeyboardModifier.NoModifier
+# A shown top-level window tells the platform its minimum size; the offscreen platform of the
+# tests cannot take that hint and says so. Nothing of Cairn's: every other warning still fails.
+
+
+@pytest.fixture
+def window(qtbot, open_session: Session) -> Iterator[MainWindow]:
+    main = MainWindow(open_session, Preferences())
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitExposed(main)
+    yield main
+    main.close()
+
+
+def _file_mime(*paths: Path | str) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) if isinstance(p, Path) else QUrl(p) for p in paths])
+    return mime
+
+
+def _drag_enter(window: MainWindow, mime: QMimeData) -> QDragEnterEvent:
+    enter = QDragEnterEvent(QPoint(5, 5), COPY, mime, LEFT_BUTTON, NO_KEYS)
+    enter.ignore()
+    QApplication.sendEvent(window, enter)
+    return enter
+
+
+def _drop(window: MainWindow, mime: QMimeData) -> QDropEvent:
+    assert _drag_enter(window, mime).isAccepted()
+    drop = QDropEvent(QPointF(5, 5), COPY, mime, LEFT_BUTTON, NO_KEYS)
+    drop.ignore()
+    QApplication.sendEvent(window, drop)
+    return drop
+
+
+def test_an_open_session_shows_the_workspace_with_counts(qtbot, window: MainWindow) -> None:
+    assert window.stack.currentWidget() is window.workspace.window
+    assert window.windowTitle() == "vault.cairn — Cairn"
+    assert window.vault_label.text() == "vault.cairn"
+    assert window.server_label.text() == "graph server: off"
+    qtbot.waitUntil(lambda: window.counts_label.text().startswith("0 memories"))
+    window.session.service.write("Note", "Pharmacy hours", "Opens at eight.")
+    window.session.changed.emit()
+    qtbot.waitUntil(lambda: window.counts_label.text().startswith("1 memories"))
+    assert window.lock_action.isEnabled()
+
+
+def test_ctrl_l_locks_closes_the_service_and_preselects_the_vault(
+    qtbot, window: MainWindow
+) -> None:
+    service = window.session.service
+    vault = window.session.path
+    window.activateWindow()
+    with qtbot.waitSignal(window.session.locked, timeout=5_000):
+        qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert window.stack.currentWidget() is window.unlock_screen
+    assert window.session.service is None
+    with pytest.raises(VaultClosed):
+        service.scopes()
+    assert window.unlock_screen.selected_vault() == vault
+    assert window.unlock_screen.pages.currentIndex() == 0
+    assert window.windowTitle() == "Cairn"
+    assert window.counts_label.text() == ""
+    assert not window.lock_action.isEnabled()
+    assert not window.find_action.isEnabled()
+
+
+def test_idle_time_locks_the_window(qtbot, window: MainWindow) -> None:
+    window.autolock.set_interval_ms(300)
+    with qtbot.waitSignal(window.session.locked, timeout=5_000):
+        pass
+    assert window.stack.currentWidget() is window.unlock_screen
+
+
+def test_settings_change_the_auto_lock_time(qtbot, window: MainWindow) -> None:
+    dialog = window.open_settings()
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.memory_page.isEnabled())
+    dialog.autolock_minutes.setValue(3)
+    with qtbot.waitSignal(dialog.applied):
+        dialog.apply(close=True)
+    assert window.autolock.interval_ms == 3 * 60_000
+    assert window.preferences.autolock_minutes() == 3
+
+
+def test_ctrl_n_opens_quick_capture(qtbot, window: MainWindow) -> None:
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), QuickCaptureDialog))
+    QApplication.activeModalWidget().reject()
+
+
+def test_new_vault_locks_and_offers_to_create_one(qtbot, window: MainWindow) -> None:
+    vault = window.session.path
+    with qtbot.waitSignal(window.session.locked):
+        window.new_vault()
+    assert window.stack.currentWidget() is window.unlock_screen
+    assert window.unlock_screen.pages.currentIndex() == 1
+    new_location = Path(window.unlock_screen.location.text())
+    assert new_location != vault and not new_location.exists()
+
+
+def test_the_window_layout_comes_back_on_the_next_run(qtbot, open_session: Session) -> None:
+    first = MainWindow(open_session, Preferences())
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.resize(720, 540)  # within the offscreen screen (800×600)
+    first.workspace.splitter.setSizes([300, 400, 300])
+    qtbot.waitUntil(lambda: first.size().width() == 720)
+    sizes, size = first.workspace.splitter.sizes(), first.size()
+    first.close()
+
+    second = MainWindow(Session(), Preferences())
+    qtbot.addWidget(second)
+    assert second.size() == size
+    assert size.width() == 720
+    # The columns are laid out once the workspace is on screen (here without unlocking).
+    second.show()
+    second.stack.setCurrentWidget(second.workspace.window)
+    qtbot.waitUntil(lambda: second.workspace.splitter.sizes() == sizes)
+
+
+def test_dropping_a_file_adds_it_to_the_vault(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    ingest = window.workspace.ingest
+    note = tmp_path / "drop" / "kiln.md"
+    note.parent.mkdir()
+    note.write_text("# Kiln\n\nThe pottery kiln needs cone 6 for the stoneware glaze.\n")
+    with qtbot.waitSignal(ingest.finished, timeout=INGEST_TIMEOUT_MS):
+        drop = _drop(window, _file_mime(note))
+        assert drop.isAccepted()
+        assert window.workspace.docks["ingest"].isVisible()
+    service = window.session.service
+    sources = service.sources(scopes=service.scopes())
+    assert [Path(s["path"]).name for s in sources] == ["kiln.md"]
+    assert "Adding files finished" in window.statusBar().currentMessage()
+
+
+def test_a_dropped_web_link_is_refused_with_a_reason(window: MainWindow) -> None:
+    drop = _drop(window, _file_mime("https://example.org/paper.pdf"))
+    assert not drop.isAccepted()
+    assert "only adds files from this computer" in window.statusBar().currentMessage()
+
+
+def test_a_drop_of_files_and_a_web_link_adds_the_files_and_says_why_not_the_link(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:
+    note = tmp_path / "mixed" / "glaze.md"
+    note.parent.mkdir()
+    note.write_text("# Glaze\n\nCeladon over the porcelain, fired at cone 10.\n")
+    with qtbot.waitSignal(window.workspace.ingest.finished, timeout=INGEST_TIMEOUT_MS):
+        drop = _drop(window, _file_mime(note, "https://example.org/kiln.pdf"))
+        assert drop.isAccepted()
+        message = window.statusBar().currentMessage()
+        assert "https://example.org/kiln.pdf" in message and "being added" in message
+    service = window.session.service
+    assert [Path(s["path"]).name for s in service.sources(scopes=service.scopes())] == ["glaze.md"]
+
+
+def test_drops_are_not_taken_while_locked(window: MainWindow, tmp_path: Path) -> None:
+    window.lock()
+    assert not _drag_enter(window, _file_mime(tmp_path)).isAccepted()
+
+
+def test_open_requested_shows_the_memory_in_the_detail_pane(qtbot, window: MainWindow) -> None:
+    detail, search = window.workspace.detail, window.workspace.search
+    written = window.session.service.write("Note", "Pharmacy hours", "Opens at eight.")
+    node_id = written.node.id
+    with qtbot.waitSignal(detail.loaded, timeout=5_000):
+        search.open_requested.emit(node_id)
+    assert detail.current_node_id == node_id
+
+
+def test_ctrl_k_puts_the_cursor_in_the_search_field(qtbot, window: MainWindow) -> None:
+    search = window.workspace.search
+    window.activateWindow()
+    window.workspace.library.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is search.search_field)
+
+
+def test_busy_text_and_notifications_reach_the_status_bar(window: MainWindow) -> None:
+    window.set_busy("Reading 3 files…")
+    assert window.busy_label.text() == "Reading 3 files…"
+    assert window.busy_label.isVisible()
+    window.set_busy(None)
+    assert not window.busy_label.isVisible()
+    window.notify("Vectors rebuilt", "Search by meaning is on.")
+    assert window.statusBar().currentMessage() == "Vectors rebuilt: Search by meaning is on."
+
+
+def test_every_panel_is_in_the_window(window: MainWindow) -> None:
+    workspace = window.workspace
+    columns = [workspace.splitter.widget(i) for i in range(workspace.splitter.count())]
+    assert columns == [workspace.library, workspace.search, workspace.detail]
+    for name in ("review", "graph", "ingest"):
+        scroll = workspace.docks[name].widget()
+        assert scroll.widget() is workspace.panels[name]
+
+
+def test_the_window_says_what_a_killed_export_left_and_cairn_removed(
+    window: MainWindow,
+) -> None:
+    removed = Swept("/home/me/Sync/.notes.partial-0123456789ab", 9370, 159_000_000)
+    stuck = Swept("/media/usb/.all.partial-ba9876543210", 3, 1200, "Read-only file system")
+    box = window.tell_unfinished_exports([removed, stuck])
+    assert box.isVisible()
+    text = box.text()
+    assert "Removed the plaintext files" in text and "9,370 files, 159.0 MB" in text
+    assert "could not remove them (Read-only file system)" in text
+    assert "Delete that folder yourself" in text
+    box.close()

@@ -1,0 +1,425 @@
+"""The detail pane: one memory in full, what it links to, its versions, and what can be done
+with it (edit, supersede, link, archive, forget).
+
+``show_node`` loads in a worker; a load started later wins over one started earlier. Every
+action runs in a worker too, reports a failure in a message box with the service's sentence,
+and after a write announces ``session.changed``, which reloads the pane (and the lists and
+counts elsewhere). Links and versions are lists: clicking an entry asks to open that memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cairn.app.api import EdgeSummary
+from cairn.ui.detail import actions as detail_actions
+from cairn.ui.detail.actions import EditDialog, Loaded
+from cairn.ui.detail.open_at import is_file_source, open_source, place_text
+from cairn.ui.detail.parts import (
+    EntryList,
+    attrs_html,
+    history_entries,
+    link_entries,
+    meta_text,
+    review_text,
+    text_label,
+)
+from cairn.ui.detail.pickers import LinkDialog, MemoryPicker
+from cairn.ui.search.results_model import local_date, source_name
+from cairn.ui.shell.icons import type_icon
+from cairn.ui.shell.notify import NoticeLabel
+from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.shell.session import Session
+
+TITLE_POINT_SCALE = 1.4
+RELOAD_DELAY_MS = 100
+
+
+class DetailPane(QWidget):
+    open_requested = Signal(str)  # a node id: a link or version was clicked
+    loaded = Signal(str)  # the id now shown (or asked for, when it is gone)
+    action_done = Signal(str)  # "edit", "supersede", "link", "archive", "unarchive", "forget"
+    node_forgotten = Signal(str)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._generation = 0
+        self._loaded: Loaded | None = None
+        self._wanted: str | None = None  # the id asked for last (reloaded after writes)
+        self.last_error = ""  # the last failure's sentence, as its message box showed it
+
+        self.notice = NoticeLabel()
+        self.icon_label = QLabel()
+        self.title_label = text_label(selectable=True)
+        font = self.title_label.font()
+        font.setPointSizeF(font.pointSizeF() * TITLE_POINT_SCALE)
+        font.setBold(True)
+        self.title_label.setFont(font)
+        self.meta_label = text_label()
+        self.review_label = text_label()  # a possible duplicate waiting for the person
+        self.review_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.body_label = text_label(selectable=True)
+        self.body_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.attrs_label = text_label(selectable=True)
+        self.attrs_label.setTextFormat(Qt.TextFormat.RichText)
+        self.source_label = text_label(selectable=True)
+        self.open_button = QPushButton()
+        self.open_button.clicked.connect(self.open_source_file)
+        self.links_heading = QLabel("<b>Links</b>")
+        self.links_list = EntryList()
+        self.links_note = text_label()
+        self.history_heading = QLabel("<b>Versions</b>")
+        self.history_list = EntryList()
+        for entries in (self.links_list, self.history_list):
+            entries.entry_opened.connect(self.open_requested)
+
+        self.edit_button = QPushButton("Edit…")
+        self.supersede_button = QPushButton("Replace with…")
+        self.supersede_button.setToolTip("Pick the memory that replaces this one")
+        self.link_button = QPushButton("Link…")
+        self.archive_button = QPushButton("Archive")
+        self.forget_button = QPushButton("Forget…")
+        self.edit_button.clicked.connect(self.edit_current)
+        self.supersede_button.clicked.connect(self.supersede_current)
+        self.link_button.clicked.connect(self.link_current)
+        self.archive_button.clicked.connect(self._archive_clicked)
+        self.forget_button.clicked.connect(self.forget_current)
+        self._buttons = (
+            self.edit_button,
+            self.supersede_button,
+            self.link_button,
+            self.archive_button,
+            self.forget_button,
+        )
+        self.empty_label = text_label()
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        self._content = QWidget()
+        content = QVBoxLayout(self._content)
+        header = QHBoxLayout()
+        header.addWidget(self.icon_label, 0, Qt.AlignmentFlag.AlignTop)
+        header.addWidget(self.title_label, 1)
+        content.addLayout(header)
+        content.addWidget(self.meta_label)
+        content.addWidget(self.review_label)
+        actions = QHBoxLayout()
+        for button in self._buttons:
+            actions.addWidget(button)
+        actions.addStretch(1)
+        content.addLayout(actions)
+        content.addWidget(self.notice)
+        content.addWidget(self.body_label)
+        content.addWidget(self.attrs_label)
+        source_row = QHBoxLayout()
+        source_row.addWidget(self.source_label, 1)
+        source_row.addWidget(self.open_button)
+        content.addLayout(source_row)
+        for widget in (self.links_heading, self.links_list, self.links_note):
+            content.addWidget(widget)
+        content.addWidget(self.history_heading)
+        content.addWidget(self.history_list)
+        content.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self._content)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(scroll, 1)
+        self._scroll = scroll
+
+        # Writes come in bursts (an ingest): reload once the burst pauses.
+        self._reload_later = QTimer(self)
+        self._reload_later.setSingleShot(True)
+        self._reload_later.setInterval(RELOAD_DELAY_MS)
+        self._reload_later.timeout.connect(self.reload)
+        session.locked.connect(self.clear)
+        session.changed.connect(self._reload_later.start)
+        self.clear()
+
+    # -- showing ------------------------------------------------------------------------------
+
+    @property
+    def current_node_id(self) -> str | None:
+        loaded = self._loaded
+        return loaded.detail.node.id if loaded and loaded.detail else None
+
+    def show_node(self, node_id: str) -> None:
+        self._wanted = node_id
+        self.notice.clear()
+        self.reload()
+
+    def reload(self) -> None:
+        self._reload_later.stop()
+        service = self._session.service
+        if service is None or self._wanted is None:
+            return
+        self._generation += 1
+        generation = self._generation
+        call_in_worker(
+            self,
+            detail_actions.load_detail,
+            service,
+            self._wanted,
+            on_done=lambda loaded: self._show(generation, loaded),
+            on_failed=lambda text: self._load_failed(generation, text),
+        )
+
+    def clear(self, message: str = "Pick a memory to see it here.") -> None:
+        """Show nothing of any memory (after a lock, a forget, or before the first pick)."""
+        self._generation += 1
+        self._loaded = None
+        self._wanted = None
+        for label in (self.title_label, self.meta_label, self.body_label, self.attrs_label):
+            label.clear()
+        self.review_label.clear()
+        self.source_label.clear()
+        self.icon_label.clear()
+        self.links_list.clear()
+        self.history_list.clear()
+        self.notice.clear()
+        self.empty_label.setText(message)
+        self.empty_label.setVisible(True)
+        self._scroll.setVisible(False)
+
+    def _show(self, generation: int, loaded: Loaded) -> None:
+        if generation != self._generation:
+            return
+        if loaded.detail is None:
+            self.clear("This memory is no longer in the vault: it may have been forgotten.")
+            self.loaded.emit(loaded.asked)
+            return
+        self._loaded = loaded
+        detail, node = loaded.detail, loaded.detail.node
+        pack = self._pack()
+        self.icon_label.setPixmap(type_icon(node.type).pixmap(32, 32))
+        self.title_label.setText(node.title)
+        self.meta_label.setText(meta_text(node))
+        self.review_label.setText(review_text(detail.awaiting_review))
+        self.review_label.setVisible(bool(detail.awaiting_review))
+        body = node.body
+        for addendum in detail.addenda:
+            body += (
+                f"\n\nAdded {local_date(addendum.get('recorded_at'))}: {addendum.get('text', '')}"
+            )
+        self.body_label.setText(body)
+        self.body_label.setVisible(bool(body))
+        attributes = attrs_html(node.attrs)
+        self.attrs_label.setText(attributes)
+        self.attrs_label.setVisible(bool(attributes))
+        self._show_source(node.source, node.locator)
+        self._show_links(detail.edges, detail.edges_truncated, detail.edge_counts, pack)
+        self._show_history(loaded)
+        supersedable = pack is not None and detail_actions.can_supersede(pack, node)
+        self.edit_button.setEnabled(supersedable)
+        self.supersede_button.setEnabled(supersedable)
+        why = "" if supersedable or pack is None else detail_actions.why_not_editable(pack, node)
+        self.edit_button.setToolTip(why or "Change the title or text; the old text is kept")
+        self.archive_button.setText("Unarchive" if node.status == "archived" else "Archive")
+        for button in (self.link_button, self.archive_button, self.forget_button):
+            button.setEnabled(True)
+        self.empty_label.setVisible(False)
+        self._scroll.setVisible(True)
+        self.loaded.emit(node.id)
+
+    def _load_failed(self, generation: int, text: str) -> None:
+        if generation == self._generation:
+            self.clear(f"This memory could not be read: {text}")
+
+    def _show_source(self, source: str | None, locator: dict[str, Any] | None) -> None:
+        where = place_text(locator)
+        if not source:
+            self.source_label.setVisible(False)
+            self.open_button.setVisible(False)
+            return
+        file_source = is_file_source(source)
+        shown = source_name(source) if file_source else source
+        self.source_label.setText(f"From {shown}" + (f", {where}" if where else ""))
+        self.source_label.setToolTip(source)
+        self.source_label.setVisible(True)
+        self.open_button.setText(f"Open at {where}" if where else "Open file")
+        self.open_button.setVisible(file_source)
+
+    def _show_links(
+        self, edges: list[EdgeSummary], truncated: bool, counts: dict[str, int], pack: Any
+    ) -> None:
+        self.links_list.set_entries(link_entries(edges, pack))
+        visible = bool(edges)
+        self.links_heading.setVisible(visible)
+        self.links_list.setVisible(visible)
+        note = ""
+        if truncated:
+            note = (
+                f"Showing the newest links: {counts.get('out', 0)} go out and "
+                f"{counts.get('in', 0)} come in. The graph view shows them all."
+            )
+        self.links_note.setText(note)
+        self.links_note.setVisible(bool(note))
+
+    def _show_history(self, loaded: Loaded) -> None:
+        chain = loaded.history.chain if loaded.history else []
+        self.history_list.set_entries(history_entries(loaded.history))
+        visible = len(chain) > 1
+        self.history_heading.setVisible(visible)
+        self.history_list.setVisible(visible)
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def open_source_file(self) -> None:
+        loaded = self._loaded
+        if loaded is None or loaded.detail is None or not loaded.detail.node.source:
+            return
+        node = loaded.detail.node
+        opened, message = open_source(str(node.source), node.locator)
+        if opened:
+            self.notice.show_info(message)
+        else:
+            self.notice.show_error(message)
+
+    def edit_current(self) -> None:
+        node = self._current_node()
+        if node is None:
+            return
+        dialog = EditDialog(node, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.save_edit(*dialog.values())
+
+    def save_edit(self, title: str, body: str) -> None:
+        """Store ``title``/``body`` as a new version of the memory shown; then show it."""
+        node = self._current_node()
+        if node is not None:
+            self._act("edit", detail_actions.write_new_version, node, title, body, then_show=True)
+
+    def supersede_current(self) -> None:
+        node, pack = self._current_node(), self._pack()
+        if node is None or pack is None:
+            return
+        picker = MemoryPicker(
+            self._session,
+            "Replace with a newer memory",
+            f"Find the memory that replaces “{node.title}”. This one stays as an older version.",
+            accepts=lambda other: pack.edge_for(other, node.type, ("supersedes",)) is not None,
+            exclude=frozenset({node.id}),
+            parent=self,
+        )
+        if picker.exec() == QDialog.DialogCode.Accepted and (row := picker.chosen()):
+            self.supersede_with(str(row.node_id))
+
+    def supersede_with(self, new_id: str) -> None:
+        node = self._current_node()
+        if node is not None:
+            self._act("supersede", detail_actions.supersede, node.id, new_id, then_show=True)
+
+    def link_current(self) -> None:
+        node, pack = self._current_node(), self._pack()
+        if node is None or pack is None:
+            return
+        dialog = LinkDialog(self._session, pack, node.id, node.type, node.title, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and (chosen := dialog.chosen_link()):
+            row, option = chosen
+            self.link_to(str(row.node_id), option.edge_type, outgoing=option.outgoing)
+
+    def link_to(self, other_id: str, edge_type: str, *, outgoing: bool = True) -> None:
+        node, service = self._current_node(), self._session.service
+        if node is None or service is None:
+            return
+        src, dst = (node.id, other_id) if outgoing else (other_id, node.id)
+        self._act("link", lambda s: s.link(src, dst, edge_type, scopes=s.scopes()))
+
+    def archive_current(self) -> None:
+        node = self._current_node()
+        if node is not None:
+            self._act("archive", lambda s: s.archive(node.id, scopes=s.scopes()))
+
+    def unarchive_current(self) -> None:
+        node = self._current_node()
+        if node is not None:
+            self._act("unarchive", lambda s: s.unarchive(node.id, scopes=s.scopes()))
+
+    def forget_current(self, *, confirmed: bool = False) -> None:
+        """Forget the memory shown, after the confirmation (unless ``confirmed`` already)."""
+        loaded = self._loaded
+        if loaded is None or loaded.detail is None:
+            return
+        detail = loaded.detail
+        if not confirmed:
+            box = detail_actions.confirm_forget(self, detail)
+            box.exec()
+            if box.buttonRole(box.clickedButton()) != QMessageBox.ButtonRole.DestructiveRole:
+                return
+        node_id, title = detail.node.id, detail.node.title
+
+        def forgotten(result: object) -> None:
+            note = result.get("note") if isinstance(result, dict) else None
+            self.clear(
+                f"Forgotten: “{title}” is no longer in the vault." + (f" {note}" if note else "")
+            )
+            self.node_forgotten.emit(node_id)
+
+        self._act("forget", lambda s: s.forget(node_id, scopes=s.scopes()), after=forgotten)
+
+    def _archive_clicked(self) -> None:
+        node = self._current_node()
+        if node is not None and node.status == "archived":
+            self.unarchive_current()
+        else:
+            self.archive_current()
+
+    def _act(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        then_show: bool = False,
+        after: Callable[[Any], None] | None = None,
+    ) -> None:
+        """Run a write in a worker; then announce the change (or show why it failed)."""
+        service = self._session.service
+        if service is None:
+            return
+        for button in self._buttons:
+            button.setEnabled(False)  # one write at a time: a second click would race the first
+
+        def done(result: Any) -> None:
+            if then_show and isinstance(result, str):
+                self._wanted = result
+            if after is not None:
+                after(result)
+            self._session.changed.emit()
+            self.action_done.emit(name)
+
+        def failed(text: str) -> None:
+            self.reload()  # the buttons come back in the state the memory is really in
+            self._show_error(text)
+
+        call_in_worker(self, fn, service, *args, on_done=done, on_failed=failed)
+
+    def _show_error(self, text: str) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "Cairn", text, QMessageBox.StandardButton.Ok, self
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # window-modal but not blocking: the window keeps drawing
+        self.last_error = text
+
+    def _current_node(self) -> Any:
+        loaded = self._loaded
+        return loaded.detail.node if loaded and loaded.detail else None
+
+    def _pack(self) -> Any:
+        service = self._session.service
+        return service.pack_rules() if service is not None else None

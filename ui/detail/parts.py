@@ -1,0 +1,158 @@
+"""The pieces the detail pane is made of: how a memory's facts read (its line of metadata,
+its attributes), and the clickable lists of its links and versions.
+
+Kept apart from the pane so the pane is only layout and actions, and so the wording of each
+part can be read (and tested) on its own.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
+
+from cairn.app.api import EdgeSummary, History, Node, Pack
+from cairn.ui.search.results_model import local_date
+from cairn.ui.shell.icons import type_icon
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+# Bookkeeping of ingest, not something a person reads: a passage's position among its
+# document's passages and a file's checksum.
+HIDDEN_ATTRS = frozenset({"ordinal", "sha256"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    label: str
+    node_id: str | None  # what a click opens; None for the entry of the memory shown
+    icon_type: str | None = None
+    tooltip: str = ""
+    bold: bool = False
+
+
+def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
+    """One entry per link: its direction (an undirected link has none), kind and other end."""
+    entries = []
+    for edge in edges:
+        spec = pack.edge_types.get(edge.type) if pack is not None else None
+        if spec is not None and not spec.directed:
+            arrow = "—"  # stored one way round, meant both ways: no arrow to mislead
+        else:
+            arrow = "→" if edge.direction == "out" else "←"
+        words = edge.type.replace("_", " ")
+        entries.append(
+            Entry(
+                f"{arrow} {words}: {edge.other_title}",
+                edge.other_id,
+                edge.other_type,
+                edge.rationale or f"{edge.other_type}, {edge.layer} link",
+            )
+        )
+    return entries
+
+
+CHANGES_SHOWN = 240  # characters of a version's word diff in the list; the tooltip has all it said
+
+
+def history_entries(history: History | None) -> list[Entry]:
+    """The versions, oldest first; the one shown is marked and not a link to itself."""
+    if history is None:
+        return []
+    entries = []
+    for position, version in enumerate(history.chain):
+        this_one = position == history.position
+        label = f"{local_date(version.recorded_at)} · {version.title}"
+        label += " (this one)" if this_one else f" ({version.status})"
+        if version.changes:
+            # What this version changed, word by word ([-old-] {+new+}), under its line.
+            label += "\n" + textwrap.shorten(version.changes, CHANGES_SHOWN, placeholder=" …")
+        said = version.body or version.title
+        entries.append(Entry(label, None if this_one else version.id, tooltip=said, bold=this_one))
+    return entries
+
+
+def meta_text(node: Node) -> str:
+    """Type, status when it is not the ordinary one, when it was kept, its scope, and the time
+    it held true when that is known."""
+    parts = [node.type, f"kept {local_date(node.recorded_at)}", f"in {node.scope}"]
+    if node.status != "active":
+        parts.insert(1, node.status)
+    if node.valid_from or node.valid_to:
+        start, end = local_date(node.valid_from) or "…", local_date(node.valid_to) or "now"
+        parts.append(f"true {start} to {end}")
+    return " · ".join(parts)
+
+
+def review_text(awaiting: dict[str, Any] | None) -> str:
+    """The line of a memory kept as a possible duplicate until the person settles it in the
+    review panel; empty when nothing waits."""
+    if not awaiting:
+        return ""
+    return (
+        f"Awaiting review: may repeat “{awaiting['other_title']}” ({awaiting['reason']}). "
+        "Keep both or merge them in the review panel."
+    )
+
+
+def attrs_html(attrs: dict[str, Any]) -> str:
+    rows = []
+    for name, value in attrs.items():
+        if name in HIDDEN_ATTRS:
+            continue
+        shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        label = name.replace("_", " ").capitalize()
+        rows.append(
+            f"<tr><td style='padding-right:12px'><b>{html.escape(label)}</b></td>"
+            f"<td>{html.escape(shown)}</td></tr>"
+        )
+    return f"<table>{''.join(rows)}</table>" if rows else ""
+
+
+def text_label(*, selectable: bool = False) -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class EntryList(QListWidget):
+    """A list of entries as tall as its content (the pane scrolls, not each list); clicking
+    or activating an entry that names a memory emits ``entry_opened``."""
+
+    entry_opened = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSelectionMode(QListWidget.SelectionMode.NoSelection)
+        self.itemClicked.connect(self._opened)
+        self.itemActivated.connect(self._opened)
+
+    def set_entries(self, entries: list[Entry]) -> None:
+        self.clear()
+        for entry in entries:
+            item = QListWidgetItem(entry.label)
+            if entry.icon_type:
+                item.setIcon(type_icon(entry.icon_type))
+            item.setData(ID_ROLE, entry.node_id)
+            item.setToolTip(entry.tooltip)
+            if entry.bold:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+            self.addItem(item)
+        rows = sum(self.sizeHintForRow(row) for row in range(self.count()))
+        self.setFixedHeight(rows + 2 * self.frameWidth())
+
+    def labels(self) -> list[str]:
+        return [self.item(row).text() for row in range(self.count())]
+
+    def _opened(self, item: QListWidgetItem) -> None:
+        node_id = item.data(ID_ROLE)
+        if node_id:
+            self.entry_opened.emit(node_id)

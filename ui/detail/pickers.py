@@ -1,0 +1,216 @@
+"""Small dialogs that pick a memory by searching for it: the target of a link, or the memory
+that supersedes another.
+
+A picker searches as you type, like the main search (debounced, in a worker, stale results
+dropped), and lists only the memories the action can take: a supersede needs a memory of a
+kind the pack lets replace this one; a link needs an edge type the pack allows between the two.
+``allowed_links`` is that rule as a pure function of the pack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QModelIndex, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cairn.app.api import Pack, SearchResponse
+from cairn.ui.search.results_model import ResultDelegate, ResultRow, ResultsModel, row_from_hit
+from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.shell.session import Session
+
+DEBOUNCE_MS = 150
+PICKER_LIMIT = 25
+SUPERSEDES = "supersedes"  # has its own action, with history semantics: not offered as a link
+
+
+@dataclass(frozen=True)
+class LinkOption:
+    edge_type: str
+    outgoing: bool  # True: this memory -> the other; False: the other -> this memory
+    label: str
+
+
+def allowed_links(
+    pack: Pack, this_type: str, this_title: str, other_type: str, other_title: str
+) -> list[LinkOption]:
+    """The edges the pack lets join these two memories, each way it allows."""
+    options: list[LinkOption] = []
+    for name, spec in pack.edge_types.items():
+        if name == SUPERSEDES:
+            continue
+        words = name.replace("_", " ")
+        forward = pack.edge_for(this_type, other_type, (name,)) is not None
+        backward = pack.edge_for(other_type, this_type, (name,)) is not None
+        if forward:
+            arrow = "—" if not spec.directed else "→"
+            options.append(
+                LinkOption(name, True, f"{this_title} {arrow} {words} {arrow} {other_title}")
+            )
+        if backward and spec.directed:
+            options.append(LinkOption(name, False, f"{other_title} → {words} → {this_title}"))
+    return options
+
+
+class MemoryPicker(QDialog):
+    """Find a memory by search and pick it. ``accepts(type)`` says which types may be picked;
+    ``exclude`` holds ids that may not (the memory the action starts from)."""
+
+    def __init__(
+        self,
+        session: Session,
+        title: str,
+        prompt: str,
+        accepts: Callable[[str], bool] | None = None,
+        exclude: frozenset[str] = frozenset(),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self._session = session
+        self._accepts = accepts or (lambda _type: True)
+        self._exclude = exclude
+        self._generation = 0
+
+        self.prompt = QLabel(prompt)
+        self.prompt.setWordWrap(True)
+        self.search_field = QLineEdit()
+        self.search_field.setPlaceholderText("Type words from its title or text")
+        self.search_field.setClearButtonEnabled(True)
+        self.model = ResultsModel(self)
+        self.results_view = QListView()
+        self.results_view.setModel(self.model)
+        self.results_view.setItemDelegate(ResultDelegate(self.results_view))
+        self.results_view.setUniformItemSizes(True)
+        self.hint = QLabel("Type to find it.")
+        self.hint.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        self.body = QVBoxLayout(self)
+        self.body.addWidget(self.prompt)
+        self.body.addWidget(self.search_field)
+        self.body.addWidget(self.results_view, 1)
+        self.body.addWidget(self.hint)
+        self.body.addWidget(self.buttons)
+        self.resize(520, 480)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.search_now)
+        self.search_field.textChanged.connect(self._debounce.start)
+        self.results_view.selectionModel().currentChanged.connect(self._current_changed)
+        self.results_view.activated.connect(self._activated)
+        session.locked.connect(self.reject)  # nothing of the vault stays open after a lock
+        self._update_ok()
+
+    def chosen(self) -> ResultRow | None:
+        return self.model.row_at(self.results_view.currentIndex())
+
+    def search_now(self) -> None:
+        self._debounce.stop()
+        service = self._session.service
+        query = self.search_field.text().strip()
+        if service is None or not query:
+            self.model.clear()
+            self.hint.setText("Type to find it.")
+            self._update_ok()
+            return
+        self._generation += 1
+        generation = self._generation
+        call_in_worker(
+            self,
+            lambda: service.search(query, scopes=service.scopes(), limit=PICKER_LIMIT),
+            on_done=lambda response: self._show(generation, response),
+            on_failed=lambda text: self._failed(generation, text),
+        )
+
+    def _show(self, generation: int, response: SearchResponse) -> None:
+        if generation != self._generation:
+            return
+        rows = [
+            row_from_hit(hit)
+            for hit in response.results
+            if hit.id not in self._exclude and self._accepts(hit.type)
+        ]
+        self.model.set_rows(rows)
+        self.hint.setText("" if rows else "Nothing that fits matches these words.")
+        self._update_ok()
+
+    def _failed(self, generation: int, text: str) -> None:
+        if generation == self._generation:
+            self.model.clear()
+            self.hint.setText(f"The search did not work: {text}")
+            self._update_ok()
+
+    def _current_changed(self, _current: QModelIndex, _previous: QModelIndex) -> None:
+        self._update_ok()
+
+    def _activated(self, _index: QModelIndex) -> None:
+        if self.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled():
+            self.accept()
+
+    def _update_ok(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(
+            self.chosen() is not None
+        )
+
+
+class LinkDialog(MemoryPicker):
+    """Pick a memory to link to, and how the two are related."""
+
+    def __init__(
+        self,
+        session: Session,
+        pack: Pack,
+        this_id: str,
+        this_type: str,
+        this_title: str,
+        parent: QWidget | None = None,
+    ) -> None:
+        self._pack = pack
+        self._this_type, self._this_title = this_type, this_title
+        self.relation = QComboBox()
+        super().__init__(
+            session,
+            "Link to another memory",
+            f"Find the memory to link “{this_title}” to, then say how they are related.",
+            accepts=lambda other: bool(allowed_links(pack, this_type, "", other, "")),
+            exclude=frozenset({this_id}),
+            parent=parent,
+        )
+        self.body.insertWidget(self.body.indexOf(self.hint), self.relation)
+
+    def chosen_link(self) -> tuple[ResultRow, LinkOption] | None:
+        row = self.chosen()
+        option = self.relation.currentData()
+        if row is None or not isinstance(option, LinkOption):
+            return None
+        return row, option
+
+    def _update_ok(self) -> None:
+        row = self.chosen()
+        self.relation.clear()
+        if row is not None:
+            for option in allowed_links(
+                self._pack, self._this_type, self._this_title, row.type, row.title
+            ):
+                self.relation.addItem(option.label, option)
+        self.relation.setEnabled(self.relation.count() > 0)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(
+            self.relation.count() > 0
+        )

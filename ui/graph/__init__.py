@@ -1,0 +1,1 @@
+"""The graph view: the scene of a vault's graph, its canvas, labels and tiles."""

@@ -1,0 +1,365 @@
+"""The graph view: the neighbourhood of the open memory, or the whole vault coloured by
+community, with filters by type and by kind of link.
+
+Reading, laying out and preparing the picture all happen in a worker
+(``graph_scene.prepare``), one preparation at a time with the newest request next; the UI
+thread only swaps the finished picture in. Each request carries a number, and an answer to an
+older request (the person clicked on, or locked the vault) is dropped. Filter changes wait a
+moment (``REQUEST_DELAY_MS``) so ticking three boxes lays out once. While the view is hidden
+(a tab behind another), refreshes after writes and unlocking wait until it is shown.
+
+Clicking a node asks for it in the detail pane (``open_requested``); double-clicking opens up
+its neighbours too. ``show_ego`` is what the main window calls when a memory is opened.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cairn.app.api import EGO_DEPTH, LAYERS, OVERVIEW_NODE_CAP, MemoryService, TooManyNodes
+from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
+from cairn.ui.graph.labels import LabelStyle
+from cairn.ui.graph.scene import LAYER_COLOURS, LAYER_NAMES, Picture, Request, prepare
+from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.shell.session import Session
+
+REQUEST_DELAY_MS = 200
+EGO_HINT = "Open a memory to see what it is linked to, or look at the whole vault."
+HOW_TO = "Click a memory to open it; double-click to show its neighbours too."
+
+
+class GraphView(QWidget):
+    open_requested = Signal(str)
+    picture_shown = Signal()  # a new picture, a too-many message or an error is on screen
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.root: str | None = None
+        self.expanded: tuple[str, ...] = ()
+        self.picture: Picture | None = None
+        self.last_handoff_ms = 0.0  # UI-thread time of the last picture swap
+        self.node_cap = OVERVIEW_NODE_CAP  # the overview's, documented in app/graphview/data.py
+        self._generation = 0
+        self._shown_request: Request | None = None
+        self._opened_here: str | None = None
+        self._waiting = False  # an automatic refresh is due once the view is visible
+        self._delayed_is_automatic = False
+        self._running = False  # a preparation is in its worker
+        self._queued: tuple[MemoryService, Request, int] | None = None
+        self._delay = QTimer(self, singleShot=True, interval=REQUEST_DELAY_MS)
+        self._delay.timeout.connect(lambda: self.refresh(when_visible=self._delayed_is_automatic))
+        self._build()
+        session.unlocked.connect(self._on_unlocked)
+        session.locked.connect(self._on_locked)
+        session.changed.connect(self._changed)
+        if session.service is not None:
+            self._on_unlocked(session.service)
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.canvas = GraphCanvas(self)
+        self.canvas.node_clicked.connect(self._clicked)
+        self.canvas.node_double_clicked.connect(self._double_clicked)
+        self.ego_button = _tool_button("Neighbourhood", "The open memory and what it is linked to")
+        self.overview_button = _tool_button(
+            "Whole vault", "Every memory, coloured by the group it belongs to"
+        )
+        modes = QButtonGroup(self)
+        modes.setExclusive(True)
+        for button in (self.ego_button, self.overview_button):
+            button.setCheckable(True)
+            modes.addButton(button)
+        self.ego_button.setChecked(True)
+        for button in (self.ego_button, self.overview_button):
+            button.toggled.connect(self._mode_toggled)
+        self.depth_box = QSpinBox()
+        self.depth_box.setRange(1, 4)
+        self.depth_box.setValue(EGO_DEPTH)
+        self.depth_box.setPrefix("Steps: ")
+        self.depth_box.setToolTip("How many links away from the open memory to reach")
+        self.depth_box.valueChanged.connect(self._later)
+        self.types_button = _tool_button("Types", "Which kinds of memory to show")
+        self.types_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.types_button.setMenu(QMenu(self.types_button))
+        self.type_actions: dict[str, QAction] = {}
+        self.layer_boxes: dict[str, QCheckBox] = {}
+        controls = QHBoxLayout()
+        for widget in (self.ego_button, self.overview_button, self.depth_box, self.types_button):
+            controls.addWidget(widget)
+        for layer in LAYERS:
+            box = QCheckBox(LAYER_NAMES[layer].replace("&", "&&"))
+            box.setChecked(True)
+            box.setToolTip(f"Show {layer} links (drawn in {LAYER_COLOURS[layer]})")
+            box.toggled.connect(self._later)
+            self.layer_boxes[layer] = box
+            controls.addWidget(box)
+        self.linked_only_box = QCheckBox("Only linked")
+        self.linked_only_box.setToolTip("Leave out memories without a shown link")
+        self.linked_only_box.toggled.connect(self._later)
+        controls.addWidget(self.linked_only_box)
+        controls.addStretch(1)
+        fit = _tool_button("Fit", "Show the whole picture (Ctrl+0)")
+        fit.clicked.connect(self.canvas.fit)
+        controls.addWidget(fit)
+        self.status_label = QLabel(EGO_HINT)
+        self.status_label.setWordWrap(True)
+        self.legend_label = QLabel()
+        self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        self.legend_label.setWordWrap(True)
+        self.legend_label.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.legend_label.setMinimumWidth(160)
+        self.legend_label.setMaximumWidth(240)
+        body = QHBoxLayout()
+        body.addWidget(self.canvas, 1)
+        body.addWidget(self.legend_label)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.status_label)
+        layout.addLayout(body, 1)
+        for keys, action in (
+            (QKeySequence.StandardKey.ZoomIn, lambda: self.canvas.zoom(ZOOM_STEP)),
+            ("Ctrl+=", lambda: self.canvas.zoom(ZOOM_STEP)),
+            (QKeySequence.StandardKey.ZoomOut, lambda: self.canvas.zoom(1 / ZOOM_STEP)),
+            ("Ctrl+0", lambda: self.canvas.fit()),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(action)
+        self._sync_controls()
+
+    def _fill_types(self, service: MemoryService) -> None:
+        menu = self.types_button.menu()
+        menu.clear()
+        self.type_actions = {}
+        for name in service.node_types():
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(True)
+            action.toggled.connect(self._later)
+            self.type_actions[name] = action
+
+    # -- what others call ----------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return "overview" if self.overview_button.isChecked() else "ego"
+
+    def show_ego(self, node_id: str) -> None:
+        """Centre the view on ``node_id`` (the memory just opened) and its neighbours."""
+        if node_id == self._opened_here:
+            return  # our own click, echoed back: keep the view as it is
+        self.root, self.expanded = node_id, ()
+        self.ego_button.setChecked(True)  # no request from the toggle: we make it next
+        self.refresh()
+
+    def show_overview(self) -> None:
+        self.overview_button.setChecked(True)
+        self.refresh()
+
+    def node_count(self) -> int:
+        """How many memories the picture on screen shows (0 when none)."""
+        return 0 if self.picture is None else self.picture.count
+
+    def refresh(self, *, when_visible: bool = False) -> None:
+        """Ask for the picture the controls describe. ``when_visible``: only if the view is on
+        screen, else once it is (what a background change asks for; a hidden tab should not
+        lay out the whole vault after every write)."""
+        self._delay.stop()
+        service = self.session.service
+        if service is None:
+            return
+        if when_visible and not self.isVisible():
+            self._waiting = True
+            return
+        self._waiting = False
+        request = self._request()
+        self._generation += 1
+        if request is None:
+            self._show_nothing(EGO_HINT)
+            return
+        self.status_label.setText("Laying out…")
+        self._queued = (service, request, self._generation)
+        if not self._running:
+            self._start_queued()
+
+    def _start_queued(self) -> None:
+        """One preparation at a time, the newest request next: a layout cannot be stopped
+        half-way, and two of a 20,000-node vault at once would each take twice as long."""
+        if self._queued is None:
+            return
+        service, request, generation = self._queued
+        self._queued, self._running = None, True
+
+        def done(result: object) -> None:
+            self._running = False
+            self._arrived(generation, request, result)
+            self._start_queued()
+
+        def failed(message: str) -> None:
+            self._running = False
+            self._failed(generation, message)
+            self._start_queued()
+
+        call_in_worker(self, prepare, service, request, on_done=done, on_failed=failed)
+
+    # -- requests and answers ------------------------------------------------------------------
+
+    def _request(self) -> Request | None:
+        if self.mode == "ego" and self.root is None:
+            return None
+        types = [name for name, action in self.type_actions.items() if action.isChecked()]
+        layers = [layer for layer, box in self.layer_boxes.items() if box.isChecked()]
+        return Request(
+            mode=self.mode,
+            root=self.root if self.mode == "ego" else None,
+            depth=self.depth_box.value(),
+            node_types=None if len(types) == len(self.type_actions) else tuple(types),
+            edge_layers=None if len(layers) == len(self.layer_boxes) else tuple(layers),
+            linked_only=self.linked_only_box.isChecked() and self.mode == "overview",
+            expanded=self.expanded if self.mode == "ego" else (),
+            cap=self.node_cap,
+            viewport=self._viewport_pixels(),
+            labels=LabelStyle.of(self.canvas.viewport()),
+        )
+
+    def _viewport_pixels(self) -> tuple[int, int]:
+        size = self.canvas.viewport().size() * self.canvas.devicePixelRatioF()
+        return max(size.width(), 200), max(size.height(), 150)
+
+    def _arrived(self, generation: int, request: Request, result: object) -> None:
+        if generation != self._generation:
+            return  # an older request's answer
+        started = time.perf_counter()
+        if isinstance(result, TooManyNodes):
+            self._show_nothing(result.message)
+        elif isinstance(result, Picture):
+            previous = self._shown_request
+            # The same place seen again (an expansion, a filter, a refresh) keeps the zoom.
+            same_place = previous is not None and (previous.mode, previous.root) == (
+                request.mode,
+                request.root,
+            )
+            self.picture, self._shown_request = result, request
+            self.canvas.set_picture(result, fit=not same_place)
+            view = result.view
+            marks = [view.index_of(node_id) for node_id in (view.root, *view.expanded) if node_id]
+            self.canvas.set_marks([index for index in marks if index is not None])
+            self._show_legend(result)
+            self.status_label.setText(self._summary(result))
+        self.last_handoff_ms = (time.perf_counter() - started) * 1000
+        self.picture_shown.emit()
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self._show_nothing(message)
+            self.picture_shown.emit()
+
+    def _summary(self, picture: Picture) -> str:
+        view = picture.view
+        words = f"{len(view.ids):,} memories, {len(view.edges):,} links."
+        if view.truncated:
+            words += " Only the nearest 500 are shown; open one further out to go on."
+        return f"{words} {HOW_TO}"
+
+    def _show_legend(self, picture: Picture) -> None:
+        title = "Groups" if picture.view.kind == "overview" else "Types"
+        rows = [f"<b>{title}</b>"] + [
+            f'<span style="color:{colour}">●</span> {html.escape(words)}'
+            for colour, words in picture.legend
+        ]
+        self.legend_label.setText("<br>".join(rows))
+
+    def _show_nothing(self, message: str) -> None:
+        self.picture, self._shown_request = None, None
+        self.canvas.clear_picture()
+        self.legend_label.clear()
+        self.status_label.setText(message)
+
+    # -- the person's gestures -----------------------------------------------------------------
+
+    def _clicked(self, index: int) -> None:
+        if self.picture is None:
+            return
+        node_id = self.picture.view.ids[index]
+        self.canvas.set_opened(index)
+        # The main window answers by calling show_ego with this id, within this emit: that
+        # echo must not re-centre the view on what was only opened.
+        self._opened_here = node_id
+        self.open_requested.emit(node_id)
+        self._opened_here = None
+
+    def _double_clicked(self, index: int) -> None:
+        if self.picture is None:
+            return
+        node_id = self.picture.view.ids[index]
+        if self.mode == "overview" or self.root is None:
+            self.show_ego(node_id)
+        elif node_id != self.root and node_id not in self.expanded:
+            self.expanded = (*self.expanded, node_id)
+            self.refresh()
+
+    def _mode_toggled(self, checked: bool) -> None:
+        if checked:
+            self._sync_controls()
+            self._later()
+
+    def _sync_controls(self) -> None:
+        self.depth_box.setEnabled(self.mode == "ego")
+        self.linked_only_box.setEnabled(self.mode == "overview")
+
+    def _later(self, *_: object) -> None:
+        """A control changed: ask again in a moment (ticking three boxes lays out once)."""
+        if self.session.is_open:
+            self._delayed_is_automatic = False
+            self._delay.start()
+
+    def _changed(self) -> None:
+        """Memories were written: refresh what is shown, when it is shown."""
+        showing = self.picture is not None or self.root is not None or self.mode == "overview"
+        if self.session.is_open and showing:
+            self._delayed_is_automatic = self._delayed_is_automatic or not self._delay.isActive()
+            self._delay.start()
+
+    # -- the session ---------------------------------------------------------------------------
+
+    def _on_unlocked(self, service: MemoryService) -> None:
+        self._on_locked()
+        self._fill_types(service)
+        self.refresh(when_visible=True)
+
+    def _on_locked(self) -> None:
+        """Forget everything shown: no title may stay on screen after the vault is locked."""
+        self._generation += 1
+        self._delay.stop()
+        self._queued = None
+        self.root, self.expanded, self._opened_here = None, (), None
+        self._show_nothing(EGO_HINT)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._waiting:
+            self.refresh(when_visible=True)
+
+
+def _tool_button(text: str, tip: str) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    return button

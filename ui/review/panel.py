@@ -1,0 +1,443 @@
+"""The review panel: what waits for the person, and the decisions that settle it.
+
+The write path stores what it is sure of and asks about the rest (DESIGN §4): a possible
+duplicate is kept and found by search at once, marked awaiting review until the person keeps
+both or merges them; a name used for two
+kinds of thing, or the name of an archived memory, waits to be confirmed or merged; a name many
+memories link to without a description waits to be described. Each section shows its count and
+says in plain words when nothing waits. The retention supervisor's proposals (short-lived memories
+that faded unused) wait to be archived or kept.
+
+Every read and decision runs in a worker; an error is shown in the panel as a sentence. After
+a decision the panel emits ``session.changed``, which also makes it read the queue again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cairn.app.api import Proposal, ReviewItem
+from cairn.ui.review.compare import CompareView
+from cairn.ui.review.queue import ReviewQueue, load_queue, settle, settle_proposal
+from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.shell.session import Session
+
+# "section:<name>", "item:<id>", "stub:<id>" or "fade:<id>" (a retention proposal)
+KEY_ROLE = Qt.ItemDataRole.UserRole
+# Each section: its heading and what it says when nothing waits.
+SECTIONS = {
+    "duplicate": (
+        "Possible duplicates",
+        "No possible duplicates wait for you. When Cairn is unsure whether something new "
+        "repeats a memory it keeps, it keeps the new one (search finds it, marked awaiting "
+        "review) and asks here.",
+    ),
+    "label_conflict": (
+        "Same name, different kind",
+        "No name is used for two different kinds of thing.",
+    ),
+    "revive_candidate": (
+        "Names of archived memories",
+        "No new memory has the name of an archived one.",
+    ),
+    "stubs": (
+        "Names to describe",
+        "No name needs describing. A name that several memories link to but that has no "
+        "description of its own shows up here.",
+    ),
+    "retention": (
+        "Retention proposals",
+        "Nothing has faded. Short-lived memories (where you parked, a lunch plan) that go "
+        "unused for about a week are proposed here for archiving. Archiving hides a memory "
+        "from search and can be undone; nothing is ever deleted on its own.",
+    ),
+}
+
+
+class ReviewPanel(QWidget):
+    open_requested = Signal(str)  # a node id to show in the detail pane
+    counts_changed = Signal(int)  # decisions waiting (review items), for a badge
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._generation = 0  # a lock or a newer read makes older answers stale
+        self._queue = ReviewQueue()
+        self._selected_key: str | None = None
+        self._loading = False
+        # Several changes in a row (an ingest, a merge) make one read, not many.
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(50)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._build()
+        session.unlocked.connect(self.refresh)
+        session.changed.connect(self._refresh_timer.start)
+        session.locked.connect(self._clear)
+        if session.service is not None:
+            self.refresh()
+
+    def _build(self) -> None:
+        self._tree = QTreeWidget()
+        self._tree.setHeaderHidden(True)
+        self._tree.currentItemChanged.connect(self._on_selected)
+        self._tree.itemDoubleClicked.connect(self._open_entry)
+        self._message = QLabel("")
+        self._message.setWordWrap(True)
+        self._message.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self._compare = CompareView()
+        self._compare.open_requested.connect(self.open_requested)
+        self.keep_both_button = QPushButton("Keep both")
+        self.merge_button = QPushButton("Merge")
+        self.keep_both_button.clicked.connect(self._keep_both)
+        self.merge_button.clicked.connect(lambda: self._decide("merge"))
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.keep_both_button)
+        buttons.addWidget(self.merge_button)
+        compare_page = QWidget()
+        compare_layout = QVBoxLayout(compare_page)
+        compare_layout.addWidget(self._compare, 1)
+        compare_layout.addLayout(buttons)
+        self._stub_text = QLabel("")
+        self._stub_text.setWordWrap(True)
+        self._stub_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.describe_button = QPushButton("Open to describe")
+        self.describe_button.clicked.connect(self._open_selected_stub)
+        stub_page = QWidget()
+        stub_layout = QVBoxLayout(stub_page)
+        stub_layout.addWidget(self._stub_text)
+        stub_layout.addWidget(self.describe_button, 0, Qt.AlignmentFlag.AlignLeft)
+        stub_layout.addStretch(1)
+        self._fade_text = QLabel("")
+        self._fade_text.setWordWrap(True)
+        self._fade_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.archive_button = QPushButton("Archive")
+        self.archive_button.setToolTip("Hide it from search; Unarchive brings it back")
+        self.keep_button = QPushButton("Keep")
+        self.keep_button.setToolTip("It matters: stop treating it as short-lived")
+        self.archive_button.clicked.connect(lambda: self._decide_proposal("archive"))
+        self.keep_button.clicked.connect(lambda: self._decide_proposal("keep"))
+        fade_buttons = QHBoxLayout()
+        fade_buttons.addWidget(self.archive_button)
+        fade_buttons.addWidget(self.keep_button)
+        fade_buttons.addStretch(1)
+        fade_page = QWidget()
+        fade_layout = QVBoxLayout(fade_page)
+        fade_layout.addWidget(self._fade_text)
+        fade_layout.addLayout(fade_buttons)
+        fade_layout.addStretch(1)
+        self._pages = QStackedWidget()
+        for page in (self._message, compare_page, stub_page, fade_page):
+            self._pages.addWidget(page)
+        self._status = QLabel("")  # what a decision did, or why it could not be done
+        self._status.setWordWrap(True)
+        self._status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.addWidget(self._pages, 1)
+        right_layout.addWidget(self._status)
+        splitter = QSplitter()
+        splitter.addWidget(self._tree)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 2)
+        QVBoxLayout(self).addWidget(splitter)
+
+    # -- what others call ---------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the queue again (in a worker)."""
+        service = self._session.service
+        if service is None:
+            return
+        self._generation += 1
+        generation = self._generation
+        self._loading = True
+        call_in_worker(
+            self,
+            load_queue,
+            service,
+            on_done=lambda queue: self._show(generation, queue),
+            on_failed=lambda message: self._failed(generation, message),
+        )
+
+    @property
+    def is_loading(self) -> bool:
+        return self._loading
+
+    def section_counts(self) -> dict[str, int]:
+        counts = {kind: len(found) for kind, found in self._queue.items.items()}
+        counts["stubs"] = len(self._queue.stubs)
+        counts["retention"] = len(self._queue.proposals)
+        return counts
+
+    def select(self, key: str) -> bool:
+        """Select ``item:<review item id>``, ``stub:<node id>`` or ``section:<name>``."""
+        for item in self._entries():
+            if item.data(0, KEY_ROLE) == key:
+                self._tree.setCurrentItem(item)
+                return True
+        return False
+
+    @property
+    def status_text(self) -> str:
+        return self._status.text()
+
+    @property
+    def shown_text(self) -> str:
+        """The words of the page shown (a section's message, a stub's or a proposal's page)."""
+        page = self._pages.currentIndex()
+        return [self._message, self._message, self._stub_text, self._fade_text][page].text()
+
+    @property
+    def compare(self) -> CompareView:
+        return self._compare
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _show(self, generation: int, queue: ReviewQueue) -> None:
+        if generation != self._generation or self._session.service is None:
+            return
+        self._loading = False
+        keep = self._selected_key
+        kind = self._kind_of(keep)  # by the queue shown until now
+        self._queue = queue
+        self._tree.blockSignals(True)  # the selection is restored below, once
+        self._tree.clear()
+        for review_kind in ("duplicate", "label_conflict", "revive_candidate"):
+            found = queue.items.get(review_kind, [])
+            section = self._section(review_kind, len(found))
+            for review in found:
+                new, other = review.node.get("title", "?"), review.other.get("title", "?")
+                child = QTreeWidgetItem([f"{new}  ↔  {other}"])
+                child.setData(0, KEY_ROLE, f"item:{review.id}")
+                child.setToolTip(0, review.reason)
+                section.addChild(child)
+        section = self._section("stubs", len(queue.stubs))
+        for stub in queue.stubs:
+            child = QTreeWidgetItem([f"{stub['title']}  ({stub['degree']} links)"])
+            child.setData(0, KEY_ROLE, f"stub:{stub['id']}")
+            section.addChild(child)
+        section = self._section("retention", len(queue.proposals))
+        for proposal in queue.proposals:
+            child = QTreeWidgetItem([f"{proposal.title}  ({proposal.days_unused:.0f} days unused)"])
+            child.setData(0, KEY_ROLE, f"fade:{proposal.id}")
+            child.setToolTip(0, proposal.reason)
+            section.addChild(child)
+        self._tree.expandAll()
+        self._tree.blockSignals(False)
+        if not (keep and self.select(keep)):
+            self._select_next(kind)
+        self.counts_changed.emit(queue.decisions)
+
+    def _section(self, name: str, count: int | None) -> QTreeWidgetItem:
+        heading = SECTIONS[name][0]
+        item = QTreeWidgetItem([heading if count is None else f"{heading} ({count})"])
+        item.setData(0, KEY_ROLE, f"section:{name}")
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        self._tree.addTopLevelItem(item)
+        return item
+
+    def _select_next(self, kind: str | None) -> None:
+        """After a decision, the next item of the same section (working through a queue);
+        else that section (it says it is empty); at first, the first entry that waits."""
+        sections = [self._tree.topLevelItem(i) for i in range(self._tree.topLevelItemCount())]
+        for section in sections:
+            if section is None or kind not in (None, self._kind_of(section.data(0, KEY_ROLE))):
+                continue
+            first = section.child(0)
+            if first is not None:
+                self._tree.setCurrentItem(first)
+                return
+        if kind is not None:
+            self.select(f"section:{kind}")
+        elif sections and sections[0] is not None:
+            self._tree.setCurrentItem(sections[0])
+
+    def _kind_of(self, key: str | None) -> str | None:
+        """The section a key belongs to (an item's by the last queue shown)."""
+        if key is None:
+            return None
+        if key.startswith("section:"):
+            return key.removeprefix("section:")
+        if key.startswith("stub:"):
+            return "stubs"
+        if key.startswith("fade:"):
+            return "retention"
+        return self._review_kinds.get(key.removeprefix("item:"))
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self._loading = False
+            self._status.setText(f"The review queue could not be read: {message}")
+
+    # -- showing one entry --------------------------------------------------------------------
+
+    def _on_selected(self, current: QTreeWidgetItem | None, _previous: object) -> None:
+        key = str(current.data(0, KEY_ROLE)) if current is not None else ""
+        self._selected_key = key or None
+        kind, _, ident = key.partition(":")
+        if kind == "item" and (review := self._review(ident)) is not None:
+            self._compare.show_item(review, self._queue.sources)
+            duplicate = review.kind == "duplicate"
+            self.keep_both_button.setText("Keep both" if duplicate else "Different things")
+            self.merge_button.setText("Merge into the kept one")
+            self._set_buttons(True)
+            self._pages.setCurrentIndex(1)
+        elif kind == "stub" and (stub := self._stub(ident)) is not None:
+            self._stub_text.setText(
+                f"{stub['title']} ({stub['type']}): {stub['degree']} links point to it, but it "
+                "has no description of its own yet. Open it and write what it is."
+            )
+            self._pages.setCurrentIndex(2)
+        elif kind == "fade" and (proposal := self._proposal(ident)) is not None:
+            self._fade_text.setText(
+                f"{proposal.title} ({proposal.type}, {proposal.scope}) is a short-lived memory "
+                f"that has not been opened for {proposal.days_unused:.0f} days: "
+                f"{proposal.reason}. Archive it to clear it from search, or keep it if it "
+                "still matters."
+            )
+            self._set_fade_buttons(True)
+            self._pages.setCurrentIndex(3)
+        else:
+            self._message.setText(self._section_words(ident))
+            self._pages.setCurrentIndex(0)
+
+    def _section_words(self, name: str) -> str:
+        heading, empty = SECTIONS.get(name, ("", "Choose an entry on the left."))
+        count = self.section_counts().get(name, 0)
+        if not count:
+            return empty
+        return f"{heading}: {count} waiting. Choose one on the left to see it."
+
+    def _review(self, item_id: str) -> ReviewItem | None:
+        for found in self._queue.items.values():
+            for review in found:
+                if review.id == item_id:
+                    return review
+        return None
+
+    @property
+    def _review_kinds(self) -> dict[str, str]:
+        return {r.id: kind for kind, found in self._queue.items.items() for r in found}
+
+    def _proposal(self, node_id: str) -> Proposal | None:
+        return next((p for p in self._queue.proposals if p.id == node_id), None)
+
+    def _stub(self, node_id: str) -> dict[str, Any] | None:
+        return next((s for s in self._queue.stubs if s["id"] == node_id), None)
+
+    def _open_entry(self, item: QTreeWidgetItem, _column: int) -> None:
+        kind, _, ident = str(item.data(0, KEY_ROLE)).partition(":")
+        if kind == "stub":
+            self.open_requested.emit(ident)
+        elif kind == "item" and (review := self._review(ident)) and review.node:
+            self.open_requested.emit(review.node["id"])
+
+    def _open_selected_stub(self) -> None:
+        kind, _, ident = (self._selected_key or "").partition(":")
+        if kind == "stub":
+            self.open_requested.emit(ident)
+
+    # -- deciding -----------------------------------------------------------------------------
+
+    def _keep_both(self) -> None:
+        kind, _, ident = (self._selected_key or "").partition(":")
+        review = self._review(ident) if kind == "item" else None
+        if review is not None:
+            self._decide("distinct" if review.kind == "duplicate" else "dismiss")
+
+    def _decide(self, action: str) -> None:
+        service = self._session.service
+        kind, _, ident = (self._selected_key or "").partition(":")
+        if service is None or kind != "item":
+            return
+        self._set_buttons(False)
+        self._status.setText("Saving your decision…")
+        call_in_worker(
+            self, settle, service, ident, action, on_done=self._decided, on_failed=self._not_decided
+        )
+
+    def _decide_proposal(self, action: str) -> None:
+        service = self._session.service
+        kind, _, ident = (self._selected_key or "").partition(":")
+        if service is None or kind != "fade":
+            return
+        self._set_fade_buttons(False)
+        self._status.setText("Saving your decision…")
+        call_in_worker(
+            self,
+            settle_proposal,
+            service,
+            ident,
+            action,
+            on_done=self._decided,
+            on_failed=self._not_decided,
+        )
+
+    def _set_fade_buttons(self, enabled: bool) -> None:
+        self.archive_button.setEnabled(enabled)
+        self.keep_button.setEnabled(enabled)
+
+    def _decided(self, words: str) -> None:
+        if self._session.service is None:
+            return
+        self._status.setText(words)
+        self._session.changed.emit()  # the queue is read again through this, too
+
+    def _not_decided(self, message: str) -> None:
+        if self._session.service is None:
+            return
+        self._status.setText(f"That did not work: {message}")
+        self._set_buttons(True)
+        self._set_fade_buttons(True)
+        self._refresh_timer.start()  # it may have been settled elsewhere meanwhile
+
+    def _set_buttons(self, enabled: bool) -> None:
+        self.keep_both_button.setEnabled(enabled)
+        self.merge_button.setEnabled(enabled)
+
+    # -- the session --------------------------------------------------------------------------
+
+    def _entries(self) -> list[QTreeWidgetItem]:
+        found: list[QTreeWidgetItem] = []
+        for i in range(self._tree.topLevelItemCount()):
+            section = self._tree.topLevelItem(i)
+            if section is None:
+                continue
+            found.append(section)
+            found += [c for j in range(section.childCount()) if (c := section.child(j))]
+        return found
+
+    def _clear(self) -> None:
+        """Locked: no memory's text may stay on screen."""
+        self._generation += 1
+        self._loading = False
+        self._refresh_timer.stop()
+        self._queue = ReviewQueue()
+        self._selected_key = None
+        self._tree.blockSignals(True)
+        self._tree.clear()
+        self._tree.blockSignals(False)
+        self._compare.clear()
+        self._stub_text.setText("")
+        self._fade_text.setText("")
+        self._message.setText("")
+        self._status.setText("")
+        self._pages.setCurrentIndex(0)
+        self.counts_changed.emit(0)

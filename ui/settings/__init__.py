@@ -1,0 +1,1 @@
+"""Settings: the dialog and its pages, the machine preferences, and the graph server's page."""

@@ -1,0 +1,383 @@
+"""Settings: the passphrase, auto-lock, the vault's memory settings (dedup bands and switches,
+each with its help text), how files are read, the watched folders, the embedder, and the graph
+server.
+
+Two kinds of setting live here and the dialog keeps them apart: the vault's own (read with
+``MemoryService.settings``, changed with ``change_setting``, so the vault behaves the same on any
+machine) and this computer's preferences (``Preferences``). Every vault call runs in a worker.
+OK and Apply save both; the passphrase and the vector rebuild are actions with their own button.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cairn.app.api import SETTINGS, InvalidRequest, MemoryService
+from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
+from cairn.ui.lock import saved_passphrase
+from cairn.ui.lock.passphrase import NewPassphraseFields
+from cairn.ui.settings.pages import ReadingFilesPage
+from cairn.ui.settings.preferences import Preferences
+from cairn.ui.settings.server_page import GraphServerPage
+from cairn.ui.settings.server_switch import GraphServerSwitch
+from cairn.ui.shell.notify import NoticeLabel
+from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.shell.session import Session
+
+DECIMALS = 3
+HELP_TEXT_SCALE = 0.9  # the help under a field reads as secondary to the field's name
+MAX_AUTOLOCK_MINUTES = 24 * 60
+
+
+def apply_memory_settings(service: MemoryService, changes: dict[str, Any]) -> dict[str, Any]:
+    """Store ``changes`` and return the vault's settings. The bands must stay ordered after
+    each single change, so raising both a low band and the high band works only high first:
+    a change refused for the order is retried once the others are in."""
+    waiting = dict(changes)
+    while waiting:
+        refused: InvalidRequest | None = None
+        for name, value in list(waiting.items()):
+            try:
+                service.change_setting(name, value)
+            except InvalidRequest as error:
+                refused = error
+            else:
+                del waiting[name]
+        if refused is not None and len(waiting) == len(changes):
+            raise refused
+        changes = dict(waiting)
+    return service.settings()
+
+
+def _vault_facts(service: MemoryService) -> tuple[dict[str, Any], dict[str, Any]]:
+    return service.settings(), service.stats(scopes=service.scopes())
+
+
+class SettingsDialog(QDialog):
+    applied = Signal()  # preferences and vault settings are saved
+    preferences_changed = Signal()
+    passphrase_changed = Signal()
+    vectors_rebuilt = Signal(int)
+
+    def __init__(
+        self,
+        session: Session,
+        preferences: Preferences,
+        parent: QWidget | None = None,
+        server: GraphServerSwitch | None = None,
+        watching: FolderWatching | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.preferences = preferences
+        self._loaded: dict[str, Any] = {}
+        self._closing = False
+        self.setWindowTitle("Settings")
+        self.setMinimumWidth(560)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._security_page(), "&Security")
+        self.tabs.addTab(self._memory_page(), "&Memory")
+        self.reading_files = ReadingFilesPage(preferences)
+        self.tabs.addTab(self.reading_files, "&Reading files")
+        # The window's watcher (the ingest panel's): the list changes what it watches.
+        self.watched_folders = WatchedFoldersBox(watching) if watching else None
+        if self.watched_folders is not None:
+            self.tabs.addTab(self.watched_folders, "&Watched folders")
+        self.tabs.addTab(self._search_page(), "Searc&h")
+        # The window's switch: the server outlives this dialog. Without one (a dialog on its
+        # own), a switch of the dialog's, which stops its server when the dialog goes.
+        self.server = server or GraphServerSwitch(session, preferences, self)
+        self.graph_server = GraphServerPage(self.server)
+        self.tabs.addTab(self.graph_server, "&Graph server")
+
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.Apply
+        )
+        buttons.accepted.connect(lambda: self.apply(close=True))
+        buttons.rejected.connect(self.reject)
+        self.apply_button = buttons.button(QDialogButtonBox.StandardButton.Apply)
+        self.apply_button.clicked.connect(lambda: self.apply(close=False))
+        column = QVBoxLayout(self)
+        column.addWidget(self.tabs)
+        column.addWidget(buttons)
+
+        session.locked.connect(self.reject)
+        self._load()
+
+    # -- pages --------------------------------------------------------------------------------
+
+    def _security_page(self) -> QWidget:
+        page = QWidget()
+        passphrase_box = QGroupBox("Change the passphrase")
+        self.new_passphrase = NewPassphraseFields()
+        self.change_button = QPushButton("&Change passphrase")
+        self.change_button.clicked.connect(self.change_passphrase)
+        self.passphrase_notice = NoticeLabel()
+        self.passphrase_busy = _busy_bar()
+        box_column = QVBoxLayout(passphrase_box)
+        box_column.addWidget(
+            QLabel("The vault is open, so the current passphrase is not asked for again.")
+        )
+        box_column.addWidget(self.new_passphrase)
+        box_column.addWidget(self.passphrase_notice)
+        box_column.addWidget(self.passphrase_busy)
+        box_column.addWidget(self.change_button)
+
+        lock_box = QGroupBox("Auto-lock")
+        self.autolock_minutes = QSpinBox()
+        self.autolock_minutes.setRange(0, MAX_AUTOLOCK_MINUTES)
+        self.autolock_minutes.setSpecialValueText("Never")
+        self.autolock_minutes.setSuffix(" min")
+        self.autolock_minutes.setValue(self.preferences.autolock_minutes())
+        lock_form = QFormLayout(lock_box)
+        lock_form.addRow("Lock the vault after &idle time:", self.autolock_minutes)
+        lock_form.addRow(QLabel("Ctrl+L locks it at once."))
+
+        column = QVBoxLayout(page)
+        column.addWidget(passphrase_box)
+        column.addWidget(lock_box)
+        column.addStretch(1)
+        return page
+
+    def _memory_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        intro = QLabel(
+            "These belong to the vault: they travel with it to any computer. A change applies "
+            "to the next memory written."
+        )
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        self.memory_fields: dict[str, QDoubleSpinBox | QComboBox] = {}
+        for name, spec in SETTINGS.items():
+            field: QDoubleSpinBox | QComboBox
+            if spec.choices:
+                field = QComboBox()
+                field.addItems(spec.choices)
+            else:
+                field = QDoubleSpinBox()
+                field.setRange(*spec.bounds)
+                field.setDecimals(DECIMALS if not spec.whole else 0)
+                field.setSingleStep(0.01 if not spec.whole else 1)
+            field.setToolTip(spec.help)
+            help_text = QLabel(spec.help[0].upper() + spec.help[1:] + ".")
+            help_text.setWordWrap(True)
+            small = help_text.font()
+            small.setPointSizeF(small.pointSizeF() * HELP_TEXT_SCALE)
+            help_text.setFont(small)
+            form.addRow(name.replace("_", " ").capitalize() + ":", field)
+            form.addRow("", help_text)
+            self.memory_fields[name] = field
+        self.memory_notice = NoticeLabel()
+        form.addRow(self.memory_notice)
+        page.setEnabled(False)  # until the vault's values are in
+        self.memory_page = page
+        return page
+
+    def _search_page(self) -> QWidget:
+        page = QWidget()
+        self.embedder_label = QLabel("…")
+        self.embedder_label.setWordWrap(True)
+        self.vector_state = QLabel("…")
+        self.rebuild_button = QPushButton("Re&build vectors")
+        self.rebuild_button.setToolTip(
+            "Compute the meaning vectors of every memory that lacks one (after a model change)."
+        )
+        self.rebuild_button.clicked.connect(self.rebuild_vectors)
+        self.rebuild_progress = QProgressBar()
+        self.rebuild_progress.setVisible(False)
+        self.search_notice = NoticeLabel()
+        explained = QLabel(
+            "Search by meaning compares vectors the embedding model computes for each memory. "
+            "After a change of model, or if search by meaning is off, rebuild them."
+        )
+        explained.setWordWrap(True)
+        button_row = QHBoxLayout()
+        button_row.addWidget(self.rebuild_button)
+        button_row.addStretch(1)
+        form = QFormLayout(page)
+        form.addRow("Embedding model:", self.embedder_label)
+        form.addRow("Search by meaning:", self.vector_state)
+        form.addRow(explained)
+        form.addRow(button_row)
+        form.addRow(self.rebuild_progress)
+        form.addRow(self.search_notice)
+        return page
+
+    # -- loading and saving -------------------------------------------------------------------
+
+    def _load(self) -> None:
+        service = self.session.service
+        if service is None:
+            return
+        call_in_worker(
+            self,
+            _vault_facts,
+            service,
+            on_done=lambda facts: self._show_vault_facts(*facts),
+            on_failed=self.memory_notice.show_error,
+        )
+
+    def _show_vault_facts(self, settings: dict[str, Any], stats: dict[str, Any]) -> None:
+        self._loaded = settings
+        for name, field in self.memory_fields.items():
+            if isinstance(field, QComboBox):
+                field.setCurrentText(str(settings[name]))
+            else:
+                field.setValue(float(settings[name]))
+        self.memory_page.setEnabled(True)
+        self.embedder_label.setText(stats.get("embedder") or "none loaded")
+        self.vector_state.setText(
+            "on" if stats.get("vector_search") else "off until the vectors are rebuilt"
+        )
+
+    def memory_changes(self) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
+        for name, field in self.memory_fields.items():
+            if name not in self._loaded:
+                continue
+            if isinstance(field, QComboBox):
+                if field.currentText() != self._loaded[name]:
+                    changes[name] = field.currentText()
+            elif field.value() != round(float(self._loaded[name]), DECIMALS):
+                changes[name] = field.value()
+        return changes
+
+    def apply(self, *, close: bool) -> None:
+        self.preferences.set_autolock_minutes(self.autolock_minutes.value())
+        self.reading_files.save()
+        self.preferences_changed.emit()
+        changes = self.memory_changes()
+        service = self.session.service
+        if not changes or service is None:
+            self._applied(close)
+            return
+        self.apply_button.setEnabled(False)
+
+        def stored(settings: dict[str, Any]) -> None:
+            self.apply_button.setEnabled(True)
+            self._loaded = settings
+            self.memory_notice.clear()
+            self._applied(close)
+
+        def refused(sentence: str) -> None:
+            self.apply_button.setEnabled(True)
+            self.tabs.setCurrentWidget(self.memory_page)
+            self.memory_notice.show_error(sentence)
+
+        call_in_worker(
+            self, apply_memory_settings, service, changes, on_done=stored, on_failed=refused
+        )
+
+    def _applied(self, close: bool) -> None:
+        self.applied.emit()
+        if close:
+            self.accept()
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def change_passphrase(self) -> None:
+        service, vault = self.session.service, self.session.path
+        problem = self.new_passphrase.problem()
+        if problem:
+            self.passphrase_notice.show_error(problem)
+            return
+        if service is None or vault is None:
+            return
+        new = self.new_passphrase.passphrase()
+        self.change_button.setEnabled(False)
+        self.passphrase_busy.setVisible(True)
+
+        def rekey() -> None:
+            service.change_passphrase(new)
+            # The keyring must not keep the old one: it would no longer open the vault.
+            if saved_passphrase.recall(vault) is not None:
+                saved_passphrase.remember(vault, new)
+
+        def finished() -> None:
+            self.change_button.setEnabled(True)
+            self.passphrase_busy.setVisible(False)
+
+        def failed(sentence: str) -> None:
+            finished()
+            self.passphrase_notice.show_error(sentence)
+
+        def changed(_: object) -> None:
+            finished()
+            self.new_passphrase.clear()
+            self.passphrase_notice.show_info(
+                "The passphrase is changed. Use the new one next time."
+            )
+            self.passphrase_changed.emit()
+
+        call_in_worker(self, rekey, on_done=changed, on_failed=failed)
+
+    def rebuild_vectors(self) -> None:
+        service = self.session.service
+        if service is None:
+            return
+        self.rebuild_button.setEnabled(False)
+        self.rebuild_progress.setRange(0, 0)
+        self.rebuild_progress.setVisible(True)
+        self.search_notice.clear()
+
+        def rebuild(progress: Any) -> int:
+            return service.rebuild_vectors(lambda done, total: progress((done, total)))
+
+        # The rebuild goes on if the dialog is closed meanwhile; its answer then has no reader.
+        def failed(sentence: str) -> None:
+            self._rebuild_ended()
+            self.search_notice.show_error(sentence)
+
+        def step(progress: tuple[int, int]) -> None:
+            if shiboken6.isValid(self):
+                self._rebuild_progress(progress)
+
+        call_in_worker(self, rebuild, on_done=self._rebuilt, on_failed=failed, on_progress=step)
+
+    def _rebuild_progress(self, step: tuple[int, int]) -> None:
+        done, total = step
+        self.rebuild_progress.setRange(0, max(total, 1))
+        self.rebuild_progress.setValue(done)
+
+    def _rebuild_ended(self) -> None:
+        self.rebuild_button.setEnabled(True)
+        self.rebuild_progress.setVisible(False)
+
+    def _rebuilt(self, count: int) -> None:
+        self._rebuild_ended()
+        self.search_notice.show_info(
+            f"{count} memor{'y' if count == 1 else 'ies'} embedded; search by meaning is on."
+        )
+        self.vector_state.setText("on")
+        self.vectors_rebuilt.emit(count)
+
+
+def _busy_bar() -> QProgressBar:
+    bar = QProgressBar()
+    bar.setRange(0, 0)
+    bar.setTextVisible(False)
+    bar.setVisible(False)
+    return bar

@@ -1,0 +1,439 @@
+"""The window: the unlock screen while the vault is locked, the workspace while it is open.
+
+It owns what belongs to the whole window and to no panel: the menus and shortcuts, dropping
+files anywhere to add them, auto-lock, the status bar (vault, counts, work in progress, graph
+server), desktop notifications, and the layout restored from the last run. Panels are wired
+together here only through their signals and the few methods of the panel contract.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QWidget,
+)
+
+from cairn.app.api import IngestReport, MemoryService, PassReport, Swept
+from cairn.ui.ingest.drops import read_drop
+from cairn.ui.lock.autolock import AutoLock
+from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
+from cairn.ui.settings.dialog import SettingsDialog
+from cairn.ui.settings.preferences import Preferences
+from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
+from cairn.ui.shell.capture import QuickCaptureDialog
+from cairn.ui.shell.export_dialog import ExportDialog
+from cairn.ui.shell.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
+from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.shell.retention_schedule import RetentionSchedule
+from cairn.ui.shell.session import Session
+from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
+
+DEFAULT_SIZE = (1280, 800)
+STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
+ABOUT = (
+    "<h3>Cairn</h3><p>A person's memory on their own computer: notes, facts, people, places "
+    "and documents in one encrypted file, found again by meaning and by words.</p>"
+    "<p>Nothing leaves this computer.</p>"
+)
+
+
+def _vault_stats(service: MemoryService) -> dict[str, Any]:
+    return service.stats(scopes=service.scopes())
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        session: Session | None = None,
+        preferences: Preferences | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.session = session or Session(self)
+        self.preferences = preferences or Preferences()
+        self._busy_text: str | None = None
+        self._docks_laid_out = False  # the first unlock sizes the docks unless a layout was saved
+        self.setWindowTitle("Cairn")
+        self.setWindowIcon(app_icon())
+        self.setAcceptDrops(True)
+        self.resize(*DEFAULT_SIZE)
+
+        # Before the panels connect to the session: it must stop serving before they forget.
+        self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
+        self.unlock_screen = UnlockScreen(self.session, self.preferences)
+        self.unlock_screen.message.connect(lambda text: self.statusBar().showMessage(text))
+        self.workspace = self._build_workspace()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.unlock_screen)
+        self.stack.addWidget(self.workspace.window)
+        self.setCentralWidget(self.stack)
+
+        self._build_status_bar()
+        self.notifier = DesktopNotifier(self.statusBar(), self.windowIcon())
+        self._build_menus()
+        self.autolock = AutoLock(
+            self.session,
+            self.preferences.autolock_minutes(),
+            is_busy=lambda: self._busy_text is not None,
+            parent=self,
+        )
+        self.retention_schedule = RetentionSchedule(self.session, self)
+        self.retention_schedule.passed.connect(self._retention_passed)
+        self._stats_timer = QTimer(self)
+        self._stats_timer.setSingleShot(True)
+        self._stats_timer.setInterval(STATS_DELAY_MS)
+        self._stats_timer.timeout.connect(self._refresh_stats)
+
+        self.session.unlocked.connect(self._unlocked)
+        self.session.locked.connect(self._locked)
+        self.session.changed.connect(self._stats_timer.start)
+        self._restore_layout()
+        if self.session.is_open:
+            self._unlocked(self.session.service)
+            self.server_switch.resume()  # its unlock came before this window
+        else:
+            self._locked()
+
+    # -- building -----------------------------------------------------------------------------
+
+    def _build_workspace(self) -> Workspace:
+        workspace = build_workspace(self.session)
+        for opener in (workspace.search, workspace.detail, workspace.ingest, workspace.review):
+            opener.open_requested.connect(self.open_node)
+        workspace.graph.open_requested.connect(self.open_node)
+        workspace.ingest.busy_changed.connect(self.set_busy)
+        workspace.ingest.finished.connect(self._ingest_finished)
+        workspace.library.filter_changed.connect(workspace.search.set_filter)
+        return workspace
+
+    def _action(self, text: str, slot: Any, *shortcuts: Any, needs_vault: bool = False) -> QAction:
+        action = QAction(text, self)
+        keys: list[QKeySequence] = []
+        for shortcut in shortcuts:
+            if isinstance(shortcut, QKeySequence.StandardKey):
+                keys += QKeySequence.keyBindings(shortcut)  # empty where the platform has none
+            else:
+                keys.append(QKeySequence(shortcut))
+        action.setShortcuts(keys)
+        action.triggered.connect(lambda _=False: slot())
+        if needs_vault:
+            self._vault_actions.append(action)
+        return action
+
+    def _build_menus(self) -> None:
+        self._vault_actions: list[QAction] = []
+        standard = QKeySequence.StandardKey
+        a = self._action
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(a("&New Vault…", self.new_vault))
+        file_menu.addAction(a("&Open Vault…", self.open_vault, standard.Open))
+        file_menu.addSeparator()
+        file_menu.addAction(a("Add &Files…", self.add_files, "Ctrl+Shift+O", needs_vault=True))
+        file_menu.addAction(a("Add Fol&der…", self.add_folder, needs_vault=True))
+        file_menu.addAction(a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True))
+        file_menu.addSeparator()
+        self.export_action = a("&Export…", self.export, needs_vault=True)
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        self.lock_action = a("&Lock", self.lock, "Ctrl+L", needs_vault=True)
+        file_menu.addAction(self.lock_action)
+        settings = a("&Settings…", self.open_settings, standard.Preferences, needs_vault=True)
+        settings.setMenuRole(QAction.MenuRole.PreferencesRole)
+        if not settings.shortcuts():  # GNOME and Windows have no standard one: the common one
+            settings.setShortcut(QKeySequence("Ctrl+,"))
+        file_menu.addAction(settings)
+        file_menu.addSeparator()
+        quit_action = a("&Quit", self.close, standard.Quit)
+        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        file_menu.addAction(quit_action)
+
+        edit_menu = self.menuBar().addMenu("&Edit")
+        self.find_action = a("&Find", self.focus_search, "Ctrl+K", standard.Find, needs_vault=True)
+        edit_menu.addAction(self.find_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        library = self.workspace.library
+        show_library = a("&Library", lambda: None, needs_vault=True)
+        show_library.setCheckable(True)
+        show_library.setChecked(True)
+        show_library.toggled.connect(library.setVisible)
+        view_menu.addAction(show_library)
+        for name, dock in self.workspace.docks.items():
+            toggle = dock.toggleViewAction()
+            toggle.setText(f"&{name.capitalize()}")
+            self._vault_actions.append(toggle)
+            view_menu.addAction(toggle)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        about = a("&About Cairn", self.about)
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        help_menu.addAction(about)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.vault_label = QLabel()
+        self.counts_label = QLabel()
+        self.busy_label = QLabel()
+        self.server_label = ServerStatusLabel(self.server_switch)
+        self.server_label.clicked.connect(self.open_server_settings)
+        bar.addWidget(self.vault_label)
+        bar.addWidget(self.counts_label)
+        bar.addPermanentWidget(self.busy_label)
+        bar.addPermanentWidget(self.server_label)
+        self.busy_label.setVisible(False)
+
+    # -- what panels and menus call -----------------------------------------------------------
+
+    def open_node(self, node_id: str) -> None:
+        """Show a memory in the detail pane (and centre the graph on it)."""
+        self.workspace.detail.show_node(node_id)
+        self.workspace.graph.show_ego(node_id)
+
+    def ingest_paths(self, paths: list[str]) -> bool:
+        """Hand files and folders to the ingest panel and bring it forward."""
+        if not paths or not self.session.is_open:
+            return False
+        dock = self.workspace.docks["ingest"]
+        dock.show()
+        dock.raise_()
+        self.workspace.ingest.start(paths)
+        return True
+
+    def focus_search(self) -> None:
+        self.workspace.search.focus_search()
+
+    def quick_capture(self) -> QuickCaptureDialog | None:
+        if not self.session.is_open:
+            return None
+        dialog = QuickCaptureDialog(self.session, self)
+        dialog.captured.connect(lambda _: self.statusBar().showMessage("Captured to the inbox."))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def export(self) -> ExportDialog | None:
+        """File › Export…: the memory out as plaintext files (see ``ExportDialog``)."""
+        if not self.session.is_open:
+            return None
+        dialog = ExportDialog(self.session, self)
+        dialog.busy_changed.connect(self.set_busy)
+        dialog.exported.connect(
+            lambda report: self.notify(
+                "Export finished", f"{report.memories} memories written to {report.path}"
+            )
+        )
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def open_settings(self) -> SettingsDialog | None:
+        if not self.session.is_open:
+            return None
+        dialog = SettingsDialog(
+            self.session,
+            self.preferences,
+            self,
+            self.server_switch,
+            self.workspace.ingest.watching,
+        )
+        dialog.preferences_changed.connect(
+            lambda: self.autolock.set_minutes(self.preferences.autolock_minutes())
+        )
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def open_server_settings(self) -> SettingsDialog | None:
+        dialog = self.open_settings()
+        if dialog is not None:
+            dialog.tabs.setCurrentWidget(dialog.graph_server)
+        return dialog
+
+    def lock(self) -> None:
+        self.session.lock()
+
+    def notify(self, title: str, text: str) -> None:
+        """Tell the person that long work finished (a desktop notification where possible)."""
+        self.notifier.notify(title, text)
+
+    def tell_unfinished_exports(self, swept: list[Swept]) -> QMessageBox:
+        """Say what Cairn removed at start: the plaintext an export left when it was killed
+        (or why it could not remove it)."""
+        failed = any(s.error is not None for s in swept)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning if failed else QMessageBox.Icon.Information,
+            "An export did not finish",
+            "\n\n".join(s.sentence() for s in swept),
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.open()
+        return box
+
+    def set_busy(self, text: str | None) -> None:
+        """Show work in progress in the status bar (None when it is done). While work runs,
+        auto-lock waits for it."""
+        self._busy_text = text
+        self.busy_label.setText(text or "")
+        self.busy_label.setVisible(text is not None)
+
+    def new_vault(self) -> None:
+        self.session.lock()
+        self.unlock_screen.show_create()
+
+    def open_vault(self) -> None:
+        start = str(self.session.path.parent) if self.session.path else ""
+        chosen, _ = QFileDialog.getOpenFileName(self, "Open a Cairn vault", start, VAULT_FILTER)
+        if chosen:
+            self.session.lock()
+            self.unlock_screen.show_open(chosen)
+
+    def add_files(self) -> None:
+        chosen, _ = QFileDialog.getOpenFileNames(self, "Add files to the vault")
+        self.ingest_paths(chosen)
+
+    def add_folder(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, "Add a folder to the vault")
+        if chosen:
+            self.ingest_paths([chosen])
+
+    def about(self) -> None:
+        try:
+            version = f"<p>Version {importlib.metadata.version('cairn')}</p>"
+        except importlib.metadata.PackageNotFoundError:  # run from a tree without metadata
+            version = ""
+        QMessageBox.about(self, "About Cairn", ABOUT + version)
+
+    def _retention_passed(self, report: PassReport) -> None:
+        if report.archived:
+            self.statusBar().showMessage(
+                f"Archived {len(report.archived)} faded short-lived memories (the Archive "
+                "shelf lists them).",
+                STATUS_MESSAGE_MS,
+            )
+
+    def _ingest_finished(self, report: IngestReport) -> None:
+        summary = self.workspace.ingest.summary_text or "Your files are in the vault."
+        if self.workspace.ingest.watched_run and not report.failed:
+            # A watched folder's save is routine: a line in the status bar, no notification.
+            self.statusBar().showMessage(f"Watched folders: {summary}", STATUS_MESSAGE_MS)
+            return
+        self.notify("Adding files finished", summary)
+
+    # -- session ------------------------------------------------------------------------------
+
+    def _unlocked(self, service: MemoryService | None) -> None:
+        self.stack.setCurrentWidget(self.workspace.window)
+        if not self._docks_laid_out:
+            self._docks_laid_out = True
+            QTimer.singleShot(0, lambda: size_docks(self.workspace))
+        name = self.session.path.name if self.session.path else "vault"
+        self.setWindowTitle(f"{name} — Cairn")
+        self.vault_label.setText(name)
+        self.vault_label.setToolTip(str(self.session.path or ""))
+        for action in self._vault_actions:
+            action.setEnabled(True)
+        self._refresh_stats()
+        self.focus_search()
+
+    def _locked(self) -> None:
+        self.stack.setCurrentWidget(self.unlock_screen)
+        self.setWindowTitle("Cairn")
+        self.vault_label.setText("Locked")
+        self.vault_label.setToolTip("")
+        self.counts_label.clear()
+        for action in self._vault_actions:
+            action.setEnabled(False)
+        if self.session.path is not None:
+            self.unlock_screen.show_open(self.session.path)
+
+    def _refresh_stats(self) -> None:
+        service = self.session.service
+        if service is None:
+            return
+
+        def counted(stats: dict[str, Any]) -> None:
+            if self.session.service is not service:
+                return  # locked (or another vault opened) meanwhile
+            by_type = stats.get("nodes_by_type", {})
+            documents = by_type.get("Document", 0)
+            memories = sum(by_type.values()) - documents - by_type.get("Passage", 0)
+            self.counts_label.setText(
+                f"{memories} memories · {documents} documents · {stats.get('edges', 0)} links"
+            )
+
+        call_in_worker(
+            self, _vault_stats, service, on_done=counted, on_failed=self.counts_label.setText
+        )
+
+    # -- drops --------------------------------------------------------------------------------
+
+    # Drops land here from anywhere in the window whose own widget does not take them. Links
+    # are accepted too, so that refusing a web link can say why instead of a silent no-entry.
+
+    def _takes(self, event: QDragEnterEvent | QDragMoveEvent) -> None:
+        if self.session.is_open and event.mimeData().hasUrls():
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        self._takes(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        self._takes(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if not self.session.is_open:
+            event.ignore()
+            return
+        dropped = read_drop(event.mimeData())
+        if dropped.message:
+            self.statusBar().showMessage(dropped.message, STATUS_MESSAGE_MS)
+        if dropped.paths and self.ingest_paths(dropped.paths):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        geometry = self.preferences.layout("window")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        docks = self.preferences.layout("docks")
+        self._docks_laid_out = docks is not None and self.workspace.window.restoreState(docks)
+        splitter = self.preferences.layout("splitter")
+        if splitter is not None:
+            self.workspace.splitter.restoreState(splitter)
+
+    def save_layout(self) -> None:
+        self.preferences.set_layout("window", self.saveGeometry())
+        self.preferences.set_layout("docks", self.workspace.window.saveState())
+        self.preferences.set_layout("splitter", self.workspace.splitter.saveState())
+        self.preferences.save_layout()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        self.autolock.stop_watching()
+        # Closing the window closes the vault: the key does not outlive the window. The graph
+        # server stops first (on ``about_to_lock``), and here too if no vault was open.
+        self.session.lock()
+        self.server_switch.stop_now()
+        super().closeEvent(event)

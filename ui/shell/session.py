@@ -1,0 +1,69 @@
+"""The open vault of a window: the ``MemoryService`` while unlocked, nothing while locked.
+
+Opening and creating run in a worker (deriving the key and loading the model take about a
+second); ``unlocked`` and ``locked`` tell the panels to fill themselves or to forget what they
+show. The vector index goes on loading after ``unlocked`` (searches answer from the words until
+then, and say so); ``vectors_loaded`` says when it is in. Locking closes the service, which
+closes the connections and drops the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from cairn.app import api
+from cairn.app.api import MemoryService
+from cairn.ui.shell.workers import Task, run_in_worker
+
+
+class Session(QObject):
+    unlocked = Signal(object)  # the MemoryService
+    about_to_lock = Signal()  # work in flight should stop: the service closes next
+    locked = Signal()
+    failed = Signal(str)  # opening or creating failed: the sentence to show
+    changed = Signal()  # memories were written (a panel may refresh its counts)
+    vectors_loaded = Signal()  # the open vault's vector index finished loading
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.service: MemoryService | None = None
+        self.path: Path | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.service is not None
+
+    def open(self, path: Path, passphrase: str) -> Task:
+        return self._start(partial(api.open_vault, vectors_in_background=True), path, passphrase)
+
+    def create(self, path: Path, passphrase: str) -> Task:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return self._start(api.create_vault, path, passphrase)
+
+    def lock(self) -> None:
+        """Close the service: its connections close and the key is wiped. A write in flight
+        (an ingest batch) finishes its transaction first; the vault waits for it."""
+        if self.service is None:
+            return
+        self.about_to_lock.emit()
+        service, self.service = self.service, None
+        service.close()
+        self.locked.emit()
+
+    def _start(self, opener: Callable[..., MemoryService], path: Path, passphrase: str) -> Task:
+        def opened(service: MemoryService) -> None:
+            self.lock()
+            self.service, self.path = service, path
+            self.unlocked.emit(service)
+            if service.vectors_loading:
+                run_in_worker(service.wait_for_vectors, on_done=lambda _: loaded(service))
+
+        def loaded(service: MemoryService) -> None:
+            if self.service is service:  # not locked (or reopened) meanwhile
+                self.vectors_loaded.emit()
+
+        return run_in_worker(opener, path, passphrase, on_done=opened, on_failed=self.failed.emit)
