@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cairn.app import compose
+from cairn.app import compose, diagnostic_log
 from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.ingest import whisper_model
@@ -87,6 +87,14 @@ def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("CAIRN_VAULT", "CAIRN_PASSPHRASE", "CAIRN_NEW_PASSPHRASE"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _log_closed_after() -> Iterator[None]:
+    """A command's diagnostic log (``compose.start_log``) ends with its test: the next test's
+    records never land in this one's data folder."""
+    yield
+    diagnostic_log.stop()
 
 
 @pytest.fixture(scope="session")
