@@ -1,7 +1,7 @@
 """The diagnostic log (``app/diagnostic_log.py``): a fault is its frames and its type, never
 its message; the long operations' timings are numbers; the file is 0600, made with its first
-record, rotated at a small size and reopened when another process rotated it; and a bug of
-the command line leaves its frames in it."""
+record, rotated at a small size and reopened when another process rotated it; and the bugs of
+the command line and of the ingest child leave their frames in it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ import pytest
 
 from cairn.app import compose, diagnostic_log
 from cairn.app.cli.main import main
+from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.process import ApartRuns
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
+from tests.app import broken_service
 from tests.conftest import PASSPHRASE
 
 MARKER = "NUMBATQUINCE"
@@ -211,3 +215,35 @@ def test_a_bug_in_a_command_goes_to_the_log_and_the_message_names_it(
     assert "in broken_stats" in written and "RuntimeError" in written
     assert MARKER not in written
     assert "open took " in written  # the timing of the open before it
+
+
+def test_a_bug_in_the_ingest_child_leaves_its_traceback_in_the_log(
+    service: MemoryService, vault_path: Path, tmp_path: Path
+) -> None:
+    """The child is spawned: it starts the log of the data folder it is handed itself."""
+    data = tmp_path / "child-data"
+    note = tmp_path / "note.md"
+    note.write_text("# A note\n\nAbout the harbour.\n", encoding="utf-8")
+    runs = ApartRuns(broken_service.open_broken_service)
+    vault = Vault.open(vault_path, PASSPHRASE)  # the vault the window's service hands over
+    try:
+        with pytest.raises(RuntimeError, match="ValueError"):
+            runs.run(
+                vault,
+                None,
+                ExtractionSettings(data_dir=str(data)),
+                [note],
+                scope="personal",
+                dry_run=False,
+                progress=None,
+                cancel=None,
+                ocr_languages=None,
+                whisper_model_dir=None,
+            )
+    finally:
+        vault.close()
+    written = _written(data / "cairn.log")
+    assert "ingest child started: Cairn" in written
+    assert "a fault in the ingest child" in written
+    assert "in open_broken_service" in written and "ValueError" in written
+    assert broken_service.MARKER not in written
