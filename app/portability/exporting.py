@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn.app import diagnostic_log
 from cairn.app.errors import InvalidRequest
 from cairn.app.packs import Pack
 from cairn.app.portability import jsonl_export, markdown_export
@@ -62,6 +63,23 @@ def export(
 ) -> ExportReport:
     """Write the memories of ``scopes`` to the new folder ``dest`` in ``fmt``; ``ledger``
     keeps the staging folder's path until it is DEST (see ``leftovers``)."""
+    with diagnostic_log.timed("export") as counts:  # how long, how many: never what or where
+        report = _export(vault, pack, embedder, dest, fmt, scopes, whole, ledger, progress)
+        counts.update(report.counts, memories=report.memories)
+    return report
+
+
+def _export(
+    vault: Vault,
+    pack: Pack,
+    embedder: str | None,
+    dest: Path,
+    fmt: str,
+    scopes: Sequence[str],
+    whole: bool,
+    ledger: ExportLedger,
+    progress: Progress | None,
+) -> ExportReport:
     if fmt not in FORMATS:
         raise InvalidRequest(f"The export formats are {' and '.join(FORMATS)}; not {fmt!r}.")
     dest = check_destination(dest)  # before anything is read

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.app import memory_settings, receipts
+from cairn.app import diagnostic_log, memory_settings, receipts
 from cairn.app.clock import now_iso
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, PackError, RowRejected
@@ -87,6 +87,15 @@ def restore(
 ) -> ImportReport:
     """Import the export at ``path`` into ``vault``, which must hold no memories yet, or
     exactly this file's import (then nothing is written: the caller finishes the vectors)."""
+    with diagnostic_log.timed("import") as counts:  # how long, how many: never what or where
+        report = _restore(vault, space, path, progress)
+        counts.update(report.counts, resumed=int(report.resumed))
+    return report
+
+
+def _restore(
+    vault: Vault, space: EmbeddingSpace, path: Path, progress: Progress | None
+) -> ImportReport:
     path = export_file_in(path)
     report = ImportReport(str(path))
     try:

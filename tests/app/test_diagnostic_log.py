@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ import pytest
 
 from cairn.app import compose, diagnostic_log
 from cairn.app.cli.main import main
+from cairn.app.embedding_model import MiniLMEmbedder
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.process import ApartRuns
 from cairn.app.service import MemoryService
@@ -247,3 +249,29 @@ def test_a_bug_in_the_ingest_child_leaves_its_traceback_in_the_log(
     assert "a fault in the ingest child" in written
     assert "in open_broken_service" in written and "ValueError" in written
     assert broken_service.MARKER not in written
+
+
+def test_the_long_operations_are_timed_with_counts_only(
+    service: MemoryService, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    log = compose.start_log("test")
+    service.write("Note", MARKER, f"{MARKER} keeps the spare key under the blue pot.")
+    service.backup(tmp_path / "copy.cairn")
+    export = service.export(tmp_path / "out", format="jsonl")
+    assert export.file is not None
+    with compose.create_vault(tmp_path / "new.cairn", PASSPHRASE, embedder=embedder) as fresh:
+        fresh.import_jsonl(export.file)
+    with compose.open_vault(tmp_path / "new.cairn", PASSPHRASE, embedder=embedder) as opened:
+        opened.rebuild_vectors()
+    lines = _written(log).splitlines()
+
+    def line(starting: str) -> str:
+        (found,) = [text for text in lines if f"INFO cairn: {starting} " in text]
+        return found
+
+    assert re.search(r"backup took [\d.]+ s \(bytes=\d+\)$", line("backup took"))
+    assert "memories=" in line("export took") and "node=" in line("export took")
+    assert "node=" in line("import took") and "resumed=0" in line("import took")
+    assert [text for text in lines if " reindex took " in text]  # the import's, and this one
+    assert re.search(r"open took [\d.]+ s$", line("open took"))
+    assert MARKER not in "\n".join(lines) and str(tmp_path) not in "\n".join(lines)
