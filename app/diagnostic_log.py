@@ -136,17 +136,17 @@ def traceback_of(error: BaseException) -> str:
     (causes first, as Python prints them), its frames and its type, no message."""
     chain: list[tuple[BaseException, str]] = []
     seen: set[int] = set()
-    current: BaseException | None = error
+    step: BaseException | None = error
     link = ""
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        chain.append((current, link))
-        if current.__cause__ is not None:
-            current, link = current.__cause__, "It was the direct cause of what follows."
-        elif current.__context__ is not None and not current.__suppress_context__:
-            current, link = current.__context__, "What follows happened while handling it."
+    while step is not None and id(step) not in seen:
+        seen.add(id(step))
+        chain.append((step, link))
+        if step.__cause__ is not None:
+            step, link = step.__cause__, "It was the direct cause of what follows."
+        elif step.__context__ is not None and not step.__suppress_context__:
+            step, link = step.__context__, "What follows happened while handling it."
         else:
-            current = None
+            step = None
     lines: list[str] = []
     for exc, how in reversed(chain):
         lines.append("Traceback (messages left out: they may quote a memory):")
