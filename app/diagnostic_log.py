@@ -105,8 +105,10 @@ def with_the_log(data_dir: Path | str | None = None) -> str:
 
 def fault(error: BaseException, where: str) -> None:
     """Record a bug: ``where`` names the code that met it ("a window worker"), and the
-    traceback is told as ``traceback_of`` tells it."""
-    log.error("a fault in %s", where, exc_info=error)
+    traceback is told as ``traceback_of`` tells it. Told in the record's words, not handed
+    over as the exception: any other handler (Python's last resort on stderr, which a desktop
+    session may keep in its journal) would print the exception's message."""
+    log.error("a fault in %s\n%s", where, traceback_of(error))
 
 
 @contextmanager

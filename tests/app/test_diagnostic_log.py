@@ -275,3 +275,23 @@ def test_the_long_operations_are_timed_with_counts_only(
     assert [text for text in lines if " reindex took " in text]  # the import's, and this one
     assert re.search(r"open took [\d.]+ s$", line("open took"))
     assert MARKER not in "\n".join(lines) and str(tmp_path) not in "\n".join(lines)
+
+
+def test_a_fault_without_the_log_tells_stderr_no_message_either(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With no log started (a library's use of the service), Python's last resort prints
+    the record on stderr: the frames and the type, as in the log."""
+    diagnostic_log.stop()
+    root = logging.getLogger()
+    kept, root.handlers = root.handlers, []  # pytest's own capture, out of the way
+    try:
+        try:
+            _inner(MARKER)
+        except KeyError as error:
+            diagnostic_log.fault(error, "a test")
+    finally:
+        root.handlers = kept
+    err = capsys.readouterr().err
+    assert "a fault in a test" in err and "in _inner" in err and "KeyError" in err
+    assert MARKER not in err
