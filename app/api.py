@@ -14,6 +14,7 @@ from cairn.app.compose import (
     create_vault,
     open_vault,
     private_dir,
+    start_log,
     sweep_unfinished_exports,
     window_preferences_path,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "private_dir",
     "protect_process",
     "source_path",
+    "start_log",
     "sweep_unfinished_exports",
     "window_preferences_path",
 ]

@@ -21,7 +21,7 @@ from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import receipts, sentinel_node
+from cairn.app.upkeep import diagnostic_log, receipts, sentinel_node
 from cairn.storage import records
 from cairn.storage.vault import Vault
 
@@ -45,6 +45,11 @@ class Config:
         return self.data_dir / "vault.cairn"
 
     @property
+    def log_file(self) -> Path:
+        """The diagnostic log (``diagnostic_log``): faults, timings, versions; no memory."""
+        return diagnostic_log.path_in(self.data_dir)
+
+    @property
     def export_ledger(self) -> ExportLedger:
         """Where exports in progress record their staging folders (``leftovers``)."""
         return ExportLedger(self.data_dir / leftovers.FOLDER)
@@ -52,6 +57,16 @@ class Config:
     def ensure_data_dir(self) -> Path:
         # 0700: the data dir holds the vault and nothing in it is anyone else's business.
         return private_dir(self.data_dir)
+
+
+def start_log(role: str, *, qt: str | None = None) -> Path:
+    """This process's records go to the diagnostic log in the data folder (made with the
+    first record, 0600 in a 0700 folder): the command line's and the window's mains call
+    this first. The ingest child and the extraction worker, which may not import this
+    module, start theirs on the data folder they are handed (``ExtractionSettings``)."""
+    path = Config.from_environment().log_file
+    diagnostic_log.start(path.parent, role, qt=qt)
+    return path
 
 
 def sweep_unfinished_exports() -> list[leftovers.Swept]:
@@ -120,7 +135,7 @@ def open_vault(
     The model loads on a worker while the key is derived and the file opened: both take about
     half a second, and neither waits for the other.
     """
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with diagnostic_log.timed("open"), ThreadPoolExecutor(max_workers=1) as pool:
         loading = pool.submit(load_embedder) if with_embedder and embedder is None else None
         vault = Vault.open(path, passphrase)
         try:

@@ -15,6 +15,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
+from cairn.app.upkeep import diagnostic_log
 from cairn.ingest import whisper_model
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +88,14 @@ def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("CAIRN_VAULT", "CAIRN_PASSPHRASE", "CAIRN_NEW_PASSPHRASE"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _log_closed_after() -> Iterator[None]:
+    """A command's diagnostic log (``compose.start_log``) ends with its test: the next test's
+    records never land in this one's data folder."""
+    yield
+    diagnostic_log.stop()
 
 
 @pytest.fixture(scope="session")

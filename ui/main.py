@@ -15,7 +15,8 @@ import signal
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QTimer, qVersion
 from PySide6.QtWidgets import QApplication
 
 from cairn.app import api
@@ -37,6 +38,8 @@ SMOKE_TEST_MS = 1000
 def main(argv: list[str] | None = None) -> int:
     api.protect_process()  # first: a crash must not write memory to a core file
     multiprocessing.freeze_support()
+    # Faults and the long operations' timings go to the data folder's log (never a memory).
+    api.start_log("window", qt=f"{qVersion()} (PySide6 {pyside_version})")
     # An export killed before it finished left plaintext beside its destination: removed
     # now, and the window says so once it shows.
     swept = api.sweep_unfinished_exports()

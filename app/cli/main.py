@@ -42,7 +42,7 @@ from cairn.app.cli.common import (
 )
 from cairn.app.errors import CairnError, InvalidRequest
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import process_privacy
+from cairn.app.upkeep import diagnostic_log, process_privacy
 
 EXIT_ERROR = 1
 _WHITESPACE = re.compile(r"\s")
@@ -448,6 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Ingest reads each file in a worker started with the spawn method, which in a frozen
     # (PyInstaller) build re-runs this program: the worker must branch off before any parsing.
     multiprocessing.freeze_support()
+    # Faults and the long operations' timings go to the data folder's log (never a memory).
+    compose.start_log("cli")
     args = build_parser().parse_args(argv)
     # An export killed before it finished left plaintext beside its destination: it goes
     # now, whatever this command is, and the person hears what went.
@@ -469,6 +471,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cairn: interrupted; nothing half-written was kept.", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as error:  # a bug: its frames to the log, and Python's traceback as ever
+        diagnostic_log.fault(error, f"the command line (cairn {args.verb})")
+        print(
+            "cairn: something went wrong inside Cairn, a fault and not something you did. "
+            f"Please report this{diagnostic_log.with_the_log()}.",
+            file=sys.stderr,
+        )
+        raise
 
 
 if __name__ == "__main__":

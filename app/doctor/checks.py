@@ -38,7 +38,8 @@ APT_TESSERACT = "sudo apt-get install tesseract-ocr tesseract-ocr-eng tesseract-
 
 @dataclass(frozen=True)
 class Situation:
-    """What the checks look at: the data dir, the vault file and the window's preferences."""
+    """What the checks look at: the data dir, the vault file, the window's preferences and
+    the diagnostic log."""
 
     data_dir: Path
     vault: Path
@@ -71,6 +72,7 @@ def run_checks(situation: Situation) -> list[Finding]:
         check_data_dir,
         check_preferences,
         check_vault_file,
+        check_log,
         check_crash_dumps,
         check_swap,
     ]
@@ -232,6 +234,20 @@ def check_vault_file(situation: Situation) -> Finding:
     return _private(name, path, 0o600, folder=False)
 
 
+def check_log(situation: Situation) -> Finding:
+    """Where the diagnostic log is (to send with a report of a fault), and that it is the
+    person's alone like the vault (it holds no memory, but says when Cairn ran)."""
+    name = "log"
+    path = compose.Config(situation.data_dir).log_file
+    if not path.exists():
+        return Finding(name, OK, f"{path} (not written yet; faults and timings go there, 0600)")
+    found = _private(name, path, 0o600, folder=False)
+    if found.status != OK:
+        return found
+    size = path.stat().st_size
+    return Finding(name, OK, f"{path} ({_size_of(size)}; faults and timings, never a memory)")
+
+
 def check_crash_dumps(_: Situation) -> Finding:
     """What a crash of a Cairn process would leave: every process calls
     ``process_privacy.protect`` first, as this one did."""
@@ -322,6 +338,15 @@ def _nearest_existing(path: Path) -> Path:
     while not path.exists() and path != path.parent:
         path = path.parent
     return path
+
+
+def _size_of(count: int) -> str:
+    """A small file's size: bytes, KiB or MiB."""
+    if count < 1 << 10:
+        return f"{count} bytes"
+    if count < 1 << 20:
+        return f"{count / (1 << 10):.0f} KiB"
+    return _size(count)
 
 
 def _size(count: int) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 from cairn.app.clock import now_iso
 from cairn.app.embedding.model import Embedder, usable_cores
 from cairn.app.text.surface import searchable_text
+from cairn.app.upkeep import diagnostic_log
 from cairn.storage import vector_codes, vectors
 from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault
@@ -82,12 +83,14 @@ class EmbeddingSpace:
     def _load(self) -> None:
         assert self.embedder is not None
         try:
-            self._index = VectorIndex.load(
-                lambda: self._vault.new_read_only_connection(for_scan=True),
-                self.embedder.identity,
-                self.embedder.dim,
-                stop=self._stop_loading,
-            )
+            with diagnostic_log.timed("vector load") as counts:  # the rest of open-to-ready
+                self._index = VectorIndex.load(
+                    lambda: self._vault.new_read_only_connection(for_scan=True),
+                    self.embedder.identity,
+                    self.embedder.dim,
+                    stop=self._stop_loading,
+                )
+                counts["vectors"] = len(self._index)
         except LoadStopped:
             pass  # the vault is closing
         except Exception as error:  # kept, and raised to whatever needs the index
@@ -245,6 +248,12 @@ class EmbeddingSpace:
         """
         if self.embedder is None or self.index is None:
             return 0
+        with diagnostic_log.timed("reindex") as counts:  # how long, how many
+            counts["embedded"] = self._rebuild(progress)
+        return int(counts["embedded"])
+
+    def _rebuild(self, progress: Progress | None) -> int:
+        assert self.embedder is not None
         space = self.embedder.identity
         with self._vault.read() as conn:
             missing = vectors.seqs_without_vector(conn, space)

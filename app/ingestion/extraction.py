@@ -12,9 +12,10 @@ long for its budget is refused before it is decoded rather than stopped hours la
 
 A file that cannot be read fails with a sentence, whatever went wrong in the worker: a reader's
 own ``ExtractionError``, or the worker's words for what no reader caught (nesting deeper than
-Python recurses, a reader's bug, whose trace goes to stderr: ``ingest/failures.py``). The
-worker ends with the process that started it (``ingest/lifetime.py``): a parent killed while a
-file is read leaves no reader running and nothing printed.
+Python recurses, a reader's bug, whose trace goes to Cairn's log, ``app/upkeep/diagnostic_log.py``,
+which the sentence names: ``ingest/failures.py``). The worker ends with the process that
+started it (``ingest/lifetime.py``): a parent killed while a file is read leaves no reader
+running and nothing printed.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from cairn.app.upkeep import process_privacy
+from cairn.app.upkeep import diagnostic_log, process_privacy
 from cairn.ingest import failures, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
@@ -276,6 +277,8 @@ def _serve(connection: Any, settings: ExtractionSettings) -> None:
     process_privacy.protect()  # what it reads is plaintext: no core of it (process_privacy)
     # Ctrl+C reaches the whole process group; the app decides whether to stop, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A reader's bug leaves its frames in the data folder's log (``ingest/failures.py``).
+    diagnostic_log.start(settings.data_dir, "extraction worker")
     while True:
         try:
             path = connection.recv()
@@ -320,9 +323,9 @@ def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
         failures.trace(exc, reader)
         reason = (
             f"{name} could not be read: {reader} stopped on something in it that it did not "
-            "expect. That is a fault in Cairn, not in what you did (its details went to "
-            "Cairn's error output). Save the file again from the program that made it and add "
-            "it again; if it still fails, please report it."
+            "expect. That is a fault in Cairn, not in what you did. Save the file again from "
+            "the program that made it and add it again; if it still fails, please report it"
+            f"{diagnostic_log.with_the_log(settings.data_dir)}."
         )
     return ForkingPickler.dumps(("failed", reason))
 

@@ -48,7 +48,7 @@ from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.linking import mentions
 from cairn.app.packs import Pack
 from cairn.app.text.surface import searchable_text
-from cairn.app.upkeep import receipts
+from cairn.app.upkeep import diagnostic_log, receipts
 from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.writer import Writer
 from cairn.ingest import notes_folder
@@ -123,20 +123,25 @@ class Ingestor:
             report_to(IngestProgress("scanning", 0, total, 0, 0, readable(path)))
 
         only = None if changed is None else [Path(p) for p in changed]
-        plan = make_plan(self._vault, paths, scope, hashed, only)
-        report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
-        if dry_run:
-            report.files = [outcomes.planned(f) for f in plan.files]
-            report_to(IngestProgress("done", 0, 0, 0, 0))
-            return report
-        with self._vault.read() as conn:
-            chosen = memory_settings.read(conn)
-        limits = Limits(chosen.ingest_max_passages, chosen.ingest_max_write_seconds)
-        run = _Run(self, plan, scope, report, report_to, cancel, settings, limits)
-        try:
-            run.execute()
-        finally:
-            run.close()
+        # How long a run took and what came of its files, in the diagnostic log (counts only).
+        with diagnostic_log.timed("ingest") as counts:
+            plan = make_plan(self._vault, paths, scope, hashed, only)
+            report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
+            counts["files"] = len(plan.files)
+            if dry_run:
+                report.files = [outcomes.planned(f) for f in plan.files]
+                report_to(IngestProgress("done", 0, 0, 0, 0))
+                counts["dry_run"] = 1
+                return report
+            with self._vault.read() as conn:
+                chosen = memory_settings.read(conn)
+            limits = Limits(chosen.ingest_max_passages, chosen.ingest_max_write_seconds)
+            run = _Run(self, plan, scope, report, report_to, cancel, settings, limits)
+            try:
+                run.execute()
+            finally:
+                run.close()
+            counts.update(report.counts())
         return report
 
 

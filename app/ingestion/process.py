@@ -33,7 +33,7 @@ from cairn.app.errors import CairnError
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
-from cairn.app.upkeep import process_privacy
+from cairn.app.upkeep import diagnostic_log, process_privacy
 from cairn.ingest import lifetime
 from cairn.storage.vault import Vault
 
@@ -246,6 +246,7 @@ def _serve(pipe: Any) -> None:
     except (EOFError, OSError):  # the parent is gone
         return
     assert kind == "run"
+    diagnostic_log.start(request.extraction.data_dir, "ingest child")
     cancel = CancelToken()
     threading.Thread(target=_listen, args=(pipe, cancel), daemon=True).start()
     try:
@@ -255,7 +256,8 @@ def _serve(pipe: Any) -> None:
     except OSError as error:
         where = f" ({error.filename})" if error.filename else ""
         _reply(pipe, ("failed", f"{error.strerror or error}{where}"))
-    except Exception as error:  # a bug: the parent reports it as one
+    except Exception as error:  # a bug: the parent reports it as one, its frames go to the log
+        diagnostic_log.fault(error, "the ingest child")
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         _reply(pipe, ("bug", detail))
     else:

@@ -46,8 +46,10 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from cairn.app.errors import CairnError
 from cairn.app.ingestion.plan import SKIPPED_DIRS
 from cairn.app.ingestion.watch_list import WatchedFolder, folder_problem
+from cairn.app.upkeep import diagnostic_log
 from cairn.app.upkeep.backups import BACKUP_SUFFIX
 
 QUIET_SECONDS = 1.5  # an editor's save, a sync client's burst: one run when they are done
@@ -237,6 +239,8 @@ class FolderWatcher:
                 try:
                     self._on_batch(batch)
                 except Exception as exc:  # a failed run must not end the watching
+                    if not isinstance(exc, (CairnError, OSError)):  # a bug: frames to the log
+                        diagnostic_log.fault(exc, "the folder watcher")
                     self._on_problem(f"A watched folder's changes could not be added: {exc}")
 
     def _ready(self) -> bool:

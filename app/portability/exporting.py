@@ -15,6 +15,7 @@ from cairn.app.packs import Pack
 from cairn.app.portability import jsonl_export, markdown_export
 from cairn.app.portability.destination import check_destination, private_file, staged_folder
 from cairn.app.portability.leftovers import ExportLedger
+from cairn.app.upkeep import diagnostic_log
 from cairn.storage import export_rows, graph_rows
 from cairn.storage.vault import Vault
 
@@ -62,6 +63,23 @@ def export(
 ) -> ExportReport:
     """Write the memories of ``scopes`` to the new folder ``dest`` in ``fmt``; ``ledger``
     keeps the staging folder's path until it is DEST (see ``leftovers``)."""
+    with diagnostic_log.timed("export") as counts:  # how long, how many: never what or where
+        report = _export(vault, pack, embedder, dest, fmt, scopes, whole, ledger, progress)
+        counts.update(report.counts, memories=report.memories)
+    return report
+
+
+def _export(
+    vault: Vault,
+    pack: Pack,
+    embedder: str | None,
+    dest: Path,
+    fmt: str,
+    scopes: Sequence[str],
+    whole: bool,
+    ledger: ExportLedger,
+    progress: Progress | None,
+) -> ExportReport:
     if fmt not in FORMATS:
         raise InvalidRequest(f"The export formats are {' and '.join(FORMATS)}; not {fmt!r}.")
     dest = check_destination(dest)  # before anything is read

@@ -35,7 +35,7 @@ from cairn.app.packs import Pack
 from cairn.app.portability import import_fields, import_lines, import_rules, jsonl_export
 from cairn.app.portability.import_rules import Refused, shown
 from cairn.app.text.surface import searchable_text
-from cairn.app.upkeep import receipts
+from cairn.app.upkeep import diagnostic_log, receipts
 from cairn.app.writing.nodes import attrs_json, index_entity_names
 from cairn.storage import dedup_rows, export_rows, fulltext, records, vectors
 from cairn.storage.connection import Connection, translated
@@ -88,6 +88,15 @@ def restore(
 ) -> ImportReport:
     """Import the export at ``path`` into ``vault``, which must hold no memories yet, or
     exactly this file's import (then nothing is written: the caller finishes the vectors)."""
+    with diagnostic_log.timed("import") as counts:  # how long, how many: never what or where
+        report = _restore(vault, space, path, progress)
+        counts.update(report.counts, resumed=int(report.resumed))
+    return report
+
+
+def _restore(
+    vault: Vault, space: EmbeddingSpace, path: Path, progress: Progress | None
+) -> ImportReport:
     path = export_file_in(path)
     report = ImportReport(str(path))
     try:

@@ -48,6 +48,7 @@ from cairn.app.server import routes
 from cairn.app.server.connections import HeadReader, Place, raw_answer, refuse
 from cairn.app.server.endpoint import Reply
 from cairn.app.service import MemoryService
+from cairn.app.upkeep import diagnostic_log
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -222,6 +223,7 @@ class GraphServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if error is None or isinstance(error, _HANG_UPS):
             return
+        diagnostic_log.fault(error, "the graph server")
         where = "".join(traceback.TracebackException.from_exception(error).stack.format())
         print(f"cairn serve: internal error: {type(error).__name__}\n{where}", file=sys.stderr)
 
@@ -335,10 +337,12 @@ class _Handler(BaseHTTPRequestHandler):
         except CairnError as exc:
             reply, extra = Reply.error(HTTPStatus.SERVICE_UNAVAILABLE, str(exc)), {}
         except Exception as exc:  # a bug: answered, never a dropped connection
+            diagnostic_log.fault(exc, "the graph server")
             print(f"cairn serve: internal error: {type(exc).__name__}", file=sys.stderr)
             reply = Reply.error(
                 HTTPStatus.INTERNAL_SERVER_ERROR,
-                "The server failed on this request; try again, and report it if it persists.",
+                "The server failed on this request; try again, and report it if it persists, "
+                "with Cairn's log (`cairn doctor` says where it is).",
             )
             extra = {}
         self._send(reply, head=head, extra=extra)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app.errors import InvalidRequest
-from cairn.app.upkeep import receipts
+from cairn.app.upkeep import diagnostic_log, receipts
 from cairn.storage import vault_copies
 from cairn.storage.connection import Connection
 from cairn.storage.errors import CopyRejected, TargetExists, VaultCorrupt, VaultError
@@ -148,6 +148,13 @@ def verify_copy(
 def backup(vault: Vault, dest: Path, *, overwrite: bool = False) -> CopyResult:
     """A consistent encrypted copy of the open vault at ``dest`` (a file, or a folder to put a
     dated one in), checked before it takes its name; it opens with the vault's passphrase."""
+    with diagnostic_log.timed("backup") as counts:  # how long, how big: never where
+        result = _backup(vault, dest, overwrite)
+        counts["bytes"] = result.size
+    return result
+
+
+def _backup(vault: Vault, dest: Path, overwrite: bool) -> CopyResult:
     dest = Path(dest).expanduser()
     stale_names = None
     if dest.is_dir():

@@ -1,9 +1,12 @@
-"""Cairn keeps no log file, and nothing it logs or prints on stderr carries a memory's text.
+"""Nothing Cairn logs or prints on stderr carries a memory's text, and its log file
+(``app/upkeep/diagnostic_log.py``) holds none either.
 
-A whole command-line session (init, add, inbox, search, ingest, doctor) runs with a marker in
-every memory it handles; afterwards the marker is in no file under the session's home, data,
-config, cache and temp folders (the vault's bytes included: they are encrypted), in nothing
-written to stderr, and in no log record at any level, Cairn's or a library's.
+A whole command-line session (init, add, inbox, search, ingest, export, a command that meets
+a bug whose message quotes a memory, doctor) runs with a marker in every memory it handles;
+afterwards the marker is in no file under the session's home, data, config, cache and temp
+folders (the vault's bytes included: they are encrypted; Cairn's log, which the session wrote
+to, included), in nothing written to stderr, and in no log record at any level, Cairn's or a
+library's. A control writes the marker into the log on purpose, and the hunt finds it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.cli.main import main
+from cairn.app.service import MemoryService
+from cairn.app.upkeep import diagnostic_log
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 
@@ -71,11 +76,31 @@ def test_a_session_leaves_memory_text_in_no_log_and_no_file(
     cairn("ingest", "--quiet", str(inputs))
     found = cairn("search", MARKER, "--json")
     assert found.count(MARKER) >= 3  # the note and both files: the marker went in
+    cairn("export", "--format", "jsonl", str(tmp_path / "out"))
+
+    def broken_stats(self: MemoryService, **_: object) -> None:
+        raise RuntimeError(f"a bug that quotes a memory: {MARKER}")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(MemoryService, "stats", broken_stats)
+        with pytest.raises(RuntimeError):
+            main(["stats"])
+    assert "Please report this, with Cairn's log" in capfd.readouterr().err
     cairn("doctor")
 
-    vault = compose.Config.from_environment().default_vault
-    assert vault.is_file()
-    assert _files_holding_marker(tmp_path, outside=inputs) == []
+    config = compose.Config.from_environment()
+    assert config.default_vault.is_file()
+    log = config.log_file.read_text(encoding="utf-8")
+    for written in ("ingest took", "export took", "open took", "in broken_stats"):
+        assert written in log, (written, log)
+    exported = tmp_path / "out"
+    assert set(_files_holding_marker(tmp_path, outside=inputs)) == {
+        str(p) for p in exported.rglob("*") if p.is_file()
+    }  # an export is plaintext, asked for: it is the one place the marker may be
     assert [
         r.getMessage() for r in caplog.records if MARKER.lower() in r.getMessage().lower()
     ] == []
+    # The control: a marker written to the log is found there.
+    compose.start_log("test")
+    diagnostic_log.log.error("a leak, written on purpose: %s", MARKER)
+    assert str(config.log_file) in _files_holding_marker(tmp_path, outside=inputs)

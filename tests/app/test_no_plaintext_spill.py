@@ -1,7 +1,8 @@
 """No plaintext outside the vault (DESIGN §2): ingesting a note, a scanned picture (read by
 Tesseract) and a Word document that hold a unique marker leaves that marker nowhere on disk but
 in the input files themselves: not in the temporary folder (the extraction worker, spawned,
-inherits TMPDIR), not in the data dir, not beside the vault, and not in the vault's own bytes."""
+inherits TMPDIR), not in the data dir, not in Cairn's log (which a bug quoting the marker
+wrote to as well), not beside the vault, and not in the vault's own bytes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.upkeep import diagnostic_log
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 
@@ -66,6 +68,8 @@ def test_ingest_leaves_no_plaintext_outside_the_vault(
     assert _holding_marker([folder / "note.md"]) == [str(folder / "note.md")]  # it can see
     vault = tmp_path / "vault" / "spill.cairn"
     vault.parent.mkdir()
+    log = compose.start_log("test")  # as the command line and the window do first
+    assert tmp_path in log.parents
 
     with compose.create_vault(vault, PASSPHRASE, embedder=embedder) as service:
         report = service.ingest([folder])
@@ -74,13 +78,22 @@ def test_ingest_leaves_no_plaintext_outside_the_vault(
         sources = {hit.source for hit in hits if hit.type == "Passage"}
         # The marker went through every extractor (OCR included) into the vault...
         assert sources >= {str(folder / name) for name in inputs}
+        try:  # ...and into a bug's message, which the log is told of as a fault...
+            raise ValueError(f"a bug that quotes {hits[0].title}: {MARKER}")
+        except ValueError as bug:
+            diagnostic_log.fault(bug, "a test")
         # ...and is in no file while the vault is open (its write-ahead log included)...
         everything = [p for p in _files_under(tmp_path) if folder not in p.parents]
-        assert vault in everything
+        assert {vault, log} <= set(everything)
         assert _holding_marker(everything) == []
     # ...nor once it is closed and checkpointed.
     everything = [p for p in _files_under(tmp_path) if folder not in p.parents]
     assert _holding_marker(everything) == []
+    written = log.read_text(encoding="utf-8")
+    assert "ingest took" in written and "a fault in a test" in written, written
+    # The control: the hunt does find the marker in the log when it is there.
+    diagnostic_log.log.error("a leak, written on purpose: %s", MARKER)
+    assert _holding_marker([log]) == [str(log)]
     shm_new = (set(SHM.iterdir()) if SHM.is_dir() else set()) - shm_before
     assert _holding_marker([p for p in shm_new if p.is_file()]) == []
     if picture is None:

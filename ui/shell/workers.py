@@ -5,10 +5,11 @@ to the UI thread as Qt signals.
     run_in_worker(service.search, "query", scopes=[...],
                   on_done=show_results, on_failed=window.show_error)
 
-``failed`` carries a sentence a person can act on: Cairn's own errors already are one; anything
-else (a bug) is reported as such with its type, never swallowed. A task that reports progress
-takes a ``progress`` callable as a keyword argument (see ``on_progress``). A widget's own calls
-go through ``owned_calls.call_in_worker``, which drops the answer if the widget is gone.
+``failed`` carries a sentence a person can act on: Cairn's own errors already are one; anything else
+(a bug) is reported as such with its type, never swallowed, and its frames go to the diagnostic log,
+whose path the sentence gives (``app/upkeep/diagnostic_log.py``). A task that reports progress takes
+a ``progress`` callable as a keyword argument (see ``on_progress``). A widget's own calls go through
+``owned_calls.call_in_worker``, which drops the answer if the widget is gone.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from cairn.app.api import CairnError
+from cairn.app.errors import CairnError
+from cairn.app.upkeep import diagnostic_log
 
 
 class TaskSignals(QObject):
@@ -50,10 +52,11 @@ class Task(QRunnable):
             where = f" ({error.filename})" if error.filename else ""
             self.signals.failed.emit(f"{error.strerror or error}{where}")
         except Exception as error:  # a bug: say so plainly, with enough to report it
+            diagnostic_log.fault(error, "a window worker")
             detail = "".join(traceback.format_exception_only(type(error), error)).strip()
             self.signals.failed.emit(
                 f"Something went wrong inside Cairn ({detail}). Nothing was lost; please "
-                "report this."
+                f"report this{diagnostic_log.with_the_log()}."
             )
         else:
             self.signals.done.emit(result)

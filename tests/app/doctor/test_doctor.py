@@ -17,6 +17,7 @@ from cairn.app import compose
 from cairn.app.cli.main import main
 from cairn.app.doctor import qt
 from cairn.app.embedding import model
+from cairn.app.upkeep import diagnostic_log
 from cairn.ingest import whisper_model
 from tests.conftest import PASSPHRASE, damaged_whisper_source
 
@@ -53,6 +54,7 @@ def test_every_check_passes_on_this_machine(capsys: pytest.CaptureFixture[str]) 
         "data dir",
         "window settings",
         "vault file",
+        "log",
         "crash dumps",
         "swap",
     }
@@ -69,7 +71,7 @@ def test_every_check_passes_on_this_machine(capsys: pytest.CaptureFixture[str]) 
 def test_the_human_report_is_one_line_a_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 11
+    assert len(lines) == 12
     assert all(line.startswith("ok ") for line in lines), lines
 
 
@@ -89,6 +91,23 @@ def test_a_data_dir_others_can_read_or_change_is_named_with_the_chmod(
     assert findings["data dir"]["advice"] == f"chmod 700 {data_dir}"
     data_dir.chmod(0o700)
     assert _doctor(capsys)[1]["data dir"]["status"] == "ok"
+
+
+def test_doctor_says_where_the_log_is_and_whether_it_is_private(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = compose.Config.from_environment().log_file
+    finding = _doctor(capsys)[1]["log"]
+    assert (finding["status"], str(log) in finding["detail"]) == ("ok", True)
+    assert "not written yet" in finding["detail"]
+    compose.start_log("test")
+    diagnostic_log.log.info("a line")  # the log is made with its first record
+    assert log.stat().st_mode & 0o777 == 0o600
+    finding = _doctor(capsys)[1]["log"]
+    assert finding["status"] == "ok" and "never a memory" in finding["detail"], finding
+    log.chmod(0o644)
+    finding = _doctor(capsys)[1]["log"]
+    assert (finding["status"], finding["advice"]) == ("warn", f"chmod 600 {log}")
 
 
 def test_without_tesseract_on_the_path_it_fails_with_what_to_install(

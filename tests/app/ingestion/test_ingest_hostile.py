@@ -142,8 +142,9 @@ def test_a_reader_that_breaks_on_a_file_says_so_and_leaves_a_developer_its_trace
     tmp_path: Path, vault_env: dict[str, str]
 ) -> None:
     """A PDF whose catalog lost its page tree makes pypdf raise an AttributeError, which no
-    reader foresees: the file fails with a sentence, and the error's kind and where it
-    happened (pypdf's frames, not its message) go to stderr for whoever reports it."""
+    reader foresees: the file fails with a sentence that names Cairn's log, and the error's
+    kind and where it happened (pypdf's frames, not its message) go to that log, written by
+    the extraction worker, for whoever reports it."""
     pdf = tmp_path / "no-pages.pdf"
     pdf.write_bytes(hostile.pdf_without_page_tree())
     done = _run("ingest", str(pdf), env=vault_env)
@@ -153,10 +154,13 @@ def test_a_reader_that_breaks_on_a_file_says_so_and_leaves_a_developer_its_trace
         "no-pages.pdf could not be read: Cairn's PDF reader stopped on something in it that it "
         "did not expect."
     ), reason
-    assert "please report it" in reason
+    log = compose.Config.from_environment().log_file
+    assert f"please report it, with Cairn's log {log}" in reason
     assert not EXCEPTION_NAME.search(reason + done.stdout), reason + done.stdout
-    assert "unexpected AttributeError" in done.stderr, done.stderr
-    assert "pypdf" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    written = log.read_text(encoding="utf-8")
+    assert "extraction worker started: Cairn" in written, written
+    assert "unexpected AttributeError" in written and "pypdf" in written, written
+    assert "Traceback" not in done.stderr and "AttributeError" not in done.stderr, done.stderr
 
 
 def test_a_symlink_loop_named_on_its_own_is_a_failure_not_a_traceback(

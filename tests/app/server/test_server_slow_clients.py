@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.app import compose
 from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app.server.server_probe import HOST, running, serve_child
@@ -188,6 +189,7 @@ def test_a_kept_connection_may_idle_then_gets_a_new_deadline(
 def test_hang_ups_are_quiet_and_real_bugs_are_not(
     server: GraphServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    log = compose.start_log("cli")  # as `cairn serve` does
     for gone in (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError):
         try:
             raise gone(32, "gone")
@@ -203,6 +205,10 @@ def test_hang_ups_are_quiet_and_real_bugs_are_not(
     assert "cairn serve: internal error: ValueError" in err
     assert "test_server_slow_clients.py" in err  # where it happened
     assert "tomatoes" not in err
+    written = log.read_text(encoding="utf-8")  # and in the log, for a report
+    assert "a fault in the graph server" in written and "ValueError" in written
+    assert "test_server_slow_clients.py" in written and "tomatoes" not in written
+    assert "BrokenPipeError" not in written  # a hang-up is no fault
 
 
 def test_cairn_serve_prints_no_traceback_when_clients_hang_up(
