@@ -43,6 +43,8 @@ from cairn.app.retention.supervisor import PassReport, Proposal
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
+from cairn.app.upkeep.diagnostic_log import fault as log_fault
+from cairn.app.upkeep.diagnostic_log import with_the_log
 from cairn.app.upkeep.process_privacy import protect as protect_process
 from cairn.app.upkeep.tokens import NAME_MAX, Token
 
@@ -87,6 +89,7 @@ __all__ = [
     "WatchedFolder",
     "create_vault",
     "installed_ocr_languages",
+    "log_fault",
     "open_vault",
     "private_dir",
     "protect_process",
@@ -94,4 +97,5 @@ __all__ = [
     "start_log",
     "sweep_unfinished_exports",
     "window_preferences_path",
+    "with_the_log",
 ]

@@ -20,8 +20,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from cairn.app.errors import CairnError
-from cairn.app.upkeep import diagnostic_log
+from cairn.app.api import CairnError, log_fault, with_the_log
 
 
 class TaskSignals(QObject):
@@ -52,11 +51,11 @@ class Task(QRunnable):
             where = f" ({error.filename})" if error.filename else ""
             self.signals.failed.emit(f"{error.strerror or error}{where}")
         except Exception as error:  # a bug: say so plainly, with enough to report it
-            diagnostic_log.fault(error, "a window worker")
+            log_fault(error, "a window worker")
             detail = "".join(traceback.format_exception_only(type(error), error)).strip()
             self.signals.failed.emit(
                 f"Something went wrong inside Cairn ({detail}). Nothing was lost; please "
-                f"report this{diagnostic_log.with_the_log()}."
+                f"report this{with_the_log()}."
             )
         else:
             self.signals.done.emit(result)
