@@ -145,11 +145,10 @@ class MemoryService(VaultUpkeep):
         ``dedup=False`` skips the gate: for importers that recognise repeats by other means
         (a file's hash) and for a supersede, which states the new version on purpose.
         """
-        return self._writer.write(
-            NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to),
-            force_new=force_new,
-            dedup=dedup,
-        )
+        memory = NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to)
+        if not dedup:
+            return self._writer.add_ungated(memory)
+        return self._writer.add(memory, force_new=force_new)
 
     def pending(
         self, *, scopes: Sequence[str], kinds: Sequence[str] | None = None
@@ -195,7 +194,7 @@ class MemoryService(VaultUpkeep):
             old.type, title.strip(), body, old.attrs, old.scope, old.source, old.locator
         )
         # A new version says much the same as the old one on purpose: no duplicate check.
-        self._writer.write(memory, dedup=False, within=supersede)
+        self._writer.add_version(memory, supersede)
         return versions[0]
 
     def history(self, node_id: str, *, scopes: Sequence[str]) -> History:
