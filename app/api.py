@@ -22,6 +22,7 @@ from cairn.app.errors import CairnError, InvalidRequest
 from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
 from cairn.app.ingestion.extraction import installed_ocr_languages, source_path
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import WatchBatch
 from cairn.app.memory_settings import SETTINGS
@@ -69,6 +70,7 @@ __all__ = [
     "InboxItem",
     "IngestProgress",
     "IngestReport",
+    "IngestRequest",
     "InvalidRequest",
     "MemoryService",
     "Node",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -23,6 +22,7 @@ from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.pipeline import Ingestor
 from cairn.app.ingestion.process import ApartRuns, ServiceFactory
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import (
     ALL_STATUSES,
     Briefing,
@@ -86,43 +86,30 @@ class MemoryService(VaultUpkeep):
 
     def ingest(
         self,
-        paths: Sequence[str | Path],
+        request: IngestRequest,
         *,
-        scope: str = "personal",
-        dry_run: bool = False,
         progress: ProgressSink | None = None,
         cancel: CancelToken | None = None,
-        ocr_languages: Sequence[str] | None = None,
-        whisper_model_dir: str | Path | None = None,
         separate_process: bool = False,
-        changed: Sequence[str | Path] | None = None,
     ) -> IngestReport:
-        """Read files and folders into the vault (see ``ingestion``). ``dry_run`` only says
-        what would happen. Failures are reported per file and never stop the run.
-        ``ocr_languages`` (Tesseract codes, e.g. ``["eng", "deu"]``) and ``whisper_model_dir``
-        (a CTranslate2 Whisper folder instead of the bundled model) apply to this run.
-        ``separate_process`` runs it in a child process (the window's way: see
-        ``ingestion.process``); closing the service stops such a run first. ``changed`` (a
-        watched folder's batch) looks only at those paths below the folders named."""
-        if not paths:
+        """Read files and folders into the vault as ``request`` says (see ``ingestion``).
+        Failures are reported per file and never stop the run. ``separate_process`` runs it
+        in a child process (the window's way: see ``ingestion.process``); closing the service
+        stops such a run first."""
+        if not request.paths:
             raise InvalidRequest("Name at least one file or folder to add.")
-        self._scopes([scope])
-        options: dict[str, Any] = {
-            "scope": scope,
-            "dry_run": dry_run,
-            "progress": progress,
-            "cancel": cancel,
-            "ocr_languages": tuple(ocr_languages) if ocr_languages else None,
-            "whisper_model_dir": str(whisper_model_dir) if whisper_model_dir else None,
-            "changed": None if changed is None else tuple(str(p) for p in changed),
-        }
-        files = [Path(p) for p in paths]
+        self._scopes([request.scope])
         if not separate_process:
-            return self._ingestor.run(files, **options)
+            return self._ingestor.run(request, progress=progress, cancel=cancel)
         if self._apart_runs is None:
             raise InvalidRequest("This service cannot run an ingest apart; run it in process.")
         return self._apart_runs.run(
-            self._vault, self._space.embedder, self._extraction, files, **options
+            self._vault,
+            self._space.embedder,
+            self._extraction,
+            request,
+            progress=progress,
+            cancel=cancel,
         )
 
     def sources(
@@ -160,11 +147,10 @@ class MemoryService(VaultUpkeep):
         ``dedup=False`` skips the gate: for importers that recognise repeats by other means
         (a file's hash) and for a supersede, which states the new version on purpose.
         """
-        return self._writer.write(
-            NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to),
-            force_new=force_new,
-            dedup=dedup,
-        )
+        memory = NewMemory(type, title, body, attrs, scope, source, locator, valid_from, valid_to)
+        if not dedup:
+            return self._writer.add_ungated(memory)
+        return self._writer.add(memory, force_new=force_new)
 
     def pending(
         self, *, scopes: Sequence[str], kinds: Sequence[str] | None = None
@@ -210,7 +196,7 @@ class MemoryService(VaultUpkeep):
             old.type, title.strip(), body, old.attrs, old.scope, old.source, old.locator
         )
         # A new version says much the same as the old one on purpose: no duplicate check.
-        self._writer.write(memory, dedup=False, within=supersede)
+        self._writer.add_version(memory, supersede)
         return versions[0]
 
     def history(self, node_id: str, *, scopes: Sequence[str]) -> History:

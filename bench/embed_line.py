@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus import PROJECT_ROOT
+from cairn.app.ingestion.request import IngestRequest
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
 NOTES = (CORPUS / "06_pkm" / "logseq_docs", CORPUS / "06_pkm" / "foam_docs")
@@ -140,7 +141,7 @@ def _child(which: str, vault: Path) -> None:
     embedder = PreviousEmbedder() if before else MiniLMEmbedder()
     with compose.create_vault(vault, PASSPHRASE, embedder=embedder) as service:
         start = time.perf_counter()
-        report = service.ingest([str(p) for p in NOTES])
+        report = service.ingest(IngestRequest.of([str(p) for p in NOTES]))
         seconds = time.perf_counter() - start
     passages = sum(f.passages for f in report.files)
     files = sum(1 for f in report.files if f.state == "ingested")

@@ -35,6 +35,7 @@ from bench.corpus import PROJECT_ROOT
 from bench.embedders import TimedEmbedder
 from bench.measure import load_average
 from cairn.app.ingestion.report import IngestProgress
+from cairn.app.ingestion.request import IngestRequest
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
@@ -261,7 +262,9 @@ def end_to_end(root: Path) -> dict[str, Any]:
         )
         try:
             clock = StageClock()
-            report, seconds = _timed(lambda: service.ingest([folder], progress=clock))
+            report, seconds = _timed(
+                lambda: service.ingest(IngestRequest.of([folder]), progress=clock)
+            )
         finally:
             service.close()
     finally:

@@ -12,6 +12,7 @@ from typing import Any
 from cairn.app.cli.common import emit, open_service
 from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.request import IngestRequest
 
 Verb = Callable[..., argparse.ArgumentParser]
 SOURCE_STATES = ("ingested", "failed", "duplicate", "missing")
@@ -25,17 +26,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print("\ncairn: stopping after this file; what is done is kept.", file=sys.stderr)
         cancel.cancel()
 
+    request = IngestRequest.of(
+        args.paths,
+        scope=args.scope or "personal",
+        dry_run=args.dry_run,
+        ocr_languages=args.ocr_languages.split("+") if args.ocr_languages else None,
+        whisper_model_dir=args.whisper_model,
+    )
     previous = signal.signal(signal.SIGINT, stop)
     try:
         with open_service(args) as service:
             report = service.ingest(
-                args.paths,
-                scope=args.scope or "personal",
-                dry_run=args.dry_run,
-                progress=None if args.quiet else _progress_line,
-                cancel=cancel,
-                ocr_languages=args.ocr_languages.split("+") if args.ocr_languages else None,
-                whisper_model_dir=args.whisper_model,
+                request, progress=None if args.quiet else _progress_line, cancel=cancel
             )
     finally:
         signal.signal(signal.SIGINT, previous)

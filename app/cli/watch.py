@@ -15,6 +15,7 @@ from cairn.app.cli.common import after_nested_verb, emit, open_service
 from cairn.app.cli.ingest import describe
 from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import WatchBatch
 
@@ -63,9 +64,8 @@ def _run(args: argparse.Namespace) -> int:
             def run(batch: WatchBatch) -> None:
                 if cancel.cancelled:
                     return
-                report = service.ingest(
-                    batch.folders, scope=batch.scope, changed=batch.changed, cancel=cancel
-                )
+                request = IngestRequest.of(batch.folders, scope=batch.scope, changed=batch.changed)
+                report = service.ingest(request, cancel=cancel)
                 if report.files or report.removed or report.not_found:
                     emit(args, report.as_dict(), lambda: describe(report))
                 sys.stdout.flush()

@@ -43,6 +43,7 @@ from cairn.app.ingestion.report import (
     IngestReport,
     ProgressSink,
 )
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.slices import write_in_slices
 from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.linking import mentions
@@ -101,34 +102,32 @@ class Ingestor:
 
     def run(
         self,
-        paths: Sequence[Path],
+        request: IngestRequest,
         *,
-        scope: str,
-        dry_run: bool = False,
         progress: ProgressSink | None = None,
         cancel: CancelToken | None = None,
-        ocr_languages: tuple[str, ...] | None = None,
-        whisper_model_dir: str | None = None,
-        changed: Sequence[str] | None = None,
     ) -> IngestReport:
         settings = self._settings
-        if ocr_languages:
-            settings = dataclasses.replace(settings, ocr_languages=ocr_languages)
-        if whisper_model_dir:
-            settings = dataclasses.replace(settings, whisper_model_dir=whisper_model_dir)
+        if request.ocr_languages:
+            settings = dataclasses.replace(settings, ocr_languages=request.ocr_languages)
+        if request.whisper_model_dir:
+            settings = dataclasses.replace(settings, whisper_model_dir=request.whisper_model_dir)
         report_to = progress or (lambda _: None)
         cancel = cancel or CancelToken()
 
         def hashed(path: Path, done: int, total: int) -> None:
             report_to(IngestProgress("scanning", 0, total, 0, 0, readable(path)))
 
-        only = None if changed is None else [Path(p) for p in changed]
+        scope = request.scope
+        only = None if request.changed is None else [Path(p) for p in request.changed]
         # How long a run took and what came of its files, in the diagnostic log (counts only).
         with diagnostic_log.timed("ingest") as counts:
-            plan = make_plan(self._vault, paths, scope, hashed, only)
-            report = IngestReport(removed=plan.removed, not_found=plan.not_found, dry_run=dry_run)
+            plan = make_plan(self._vault, request.files(), scope, hashed, only)
+            report = IngestReport(
+                removed=plan.removed, not_found=plan.not_found, dry_run=request.dry_run
+            )
             counts["files"] = len(plan.files)
-            if dry_run:
+            if request.dry_run:
                 report.files = [outcomes.planned(f) for f in plan.files]
                 report_to(IngestProgress("done", 0, 0, 0, 0))
                 counts["dry_run"] = 1

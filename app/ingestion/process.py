@@ -22,7 +22,7 @@ import multiprocessing
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -33,6 +33,7 @@ from cairn.app.errors import CairnError
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.upkeep import diagnostic_log, process_privacy
 from cairn.ingest import lifetime
 from cairn.storage.vault import Vault
@@ -68,15 +69,10 @@ class IngestingService(Protocol):
 
     def ingest(
         self,
-        paths: Sequence[str | Path],
+        request: IngestRequest,
         *,
-        scope: str,
-        dry_run: bool,
         progress: ProgressSink | None,
         cancel: CancelToken | None,
-        ocr_languages: tuple[str, ...] | None,
-        whisper_model_dir: str | None,
-        changed: tuple[str, ...] | None,
     ) -> IngestReport: ...
 
 
@@ -96,12 +92,7 @@ class Request:
     salt: bytes
     embedder: Embedder | None
     extraction: ExtractionSettings
-    paths: tuple[str, ...]
-    scope: str
-    dry_run: bool
-    ocr_languages: tuple[str, ...] | None
-    whisper_model_dir: str | None
-    changed: tuple[str, ...] | None = None  # a watched folder's batch (see ``plan``)
+    ingest: IngestRequest  # the run itself, as the window asked for it
 
 
 class ApartRuns:
@@ -118,30 +109,14 @@ class ApartRuns:
         vault: Vault,
         embedder: Embedder | None,
         extraction: ExtractionSettings,
-        paths: Sequence[Path],
+        ingest: IngestRequest,
         *,
-        scope: str,
-        dry_run: bool,
         progress: ProgressSink | None,
         cancel: CancelToken | None,
-        ocr_languages: tuple[str, ...] | None,
-        whisper_model_dir: str | None,
-        changed: tuple[str, ...] | None = None,
     ) -> IngestReport:
         raw_key, salt = vault.key_material()
         request = Request(
-            self._open_service,
-            str(vault.path),
-            raw_key,
-            salt,
-            embedder,
-            extraction,
-            tuple(str(p) for p in paths),
-            scope,
-            dry_run,
-            ocr_languages,
-            whisper_model_dir,
-            changed,
+            self._open_service, str(vault.path), raw_key, salt, embedder, extraction, ingest
         )
         child = _Child(request)
         with self._lock:
@@ -273,14 +248,7 @@ def _ingest(request: Request, pipe: Any, cancel: CancelToken) -> IngestReport:
         raise
     with service:
         return service.ingest(
-            [Path(p) for p in request.paths],
-            scope=request.scope,
-            dry_run=request.dry_run,
-            progress=lambda event: _reply(pipe, ("progress", event)),
-            cancel=cancel,
-            ocr_languages=request.ocr_languages,
-            whisper_model_dir=request.whisper_model_dir,
-            changed=request.changed,
+            request.ingest, progress=lambda event: _reply(pipe, ("progress", event)), cancel=cancel
         )
 
 

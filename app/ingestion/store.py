@@ -140,7 +140,7 @@ class DocumentStore:
             ".md",
             ".markdown",
         )
-        written = self._writer.write(
+        written = self._writer.store_document(
             NewMemory(
                 "Document",
                 prepared.title,
@@ -148,7 +148,6 @@ class DocumentStore:
                 scope=self._scope,
                 source=planned.source,
             ),
-            dedup=False,
             vector=prepared.document_vector,
             # A note in a folder links to the folder's notes: the linking stage resolves those.
             links=() if in_folder_vault else prepared.document.links,
@@ -230,7 +229,7 @@ class DocumentStore:
             if prepared.parts
             else started.document_id
         )
-        result = self._writer.write(
+        result = self._writer.store_passage(
             NewMemory(
                 "Passage",
                 shapes.passage_title(prepared.document_title(passage), passage),
@@ -242,8 +241,6 @@ class DocumentStore:
             ),
             vector=vector,
             keep_whole=started.keep_whole,
-            links=(),
-            tags=(),
         )
         assert result.node is not None
         store = self._writer.store
@@ -297,11 +294,9 @@ class DocumentStore:
         A name an earlier file of the batch introduced resolves to that stub."""
         assert self.matcher is not None
         for candidate, vector in found:
-            stub = self._writer.write(
+            stub = self._writer.store_found_entity(
                 NewMemory(candidate.type, candidate.name, scope=self._scope, status="stub"),
                 vector=vector,
-                links=(),
-                tags=(),
             )
             if stub.node is not None:
                 self.matcher.add(candidate.name, stub.node.id)
@@ -323,7 +318,7 @@ class DocumentStore:
     ) -> str:
         """One document inside the file (a message of a mailbox): its Document, ``part_of``
         the file's, and ``mentions`` edges to the people it names as taking part."""
-        written = self._writer.write(
+        written = self._writer.store_document(
             NewMemory(
                 "Document",
                 part.title,
@@ -331,7 +326,6 @@ class DocumentStore:
                 scope=self._scope,
                 source=prepared.planned.source,
             ),
-            dedup=False,
             vector=part.vector,
             links=part.document.links,
         )

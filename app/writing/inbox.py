@@ -56,7 +56,7 @@ class Inbox:
         """Turn a capture into a memory (a Note unless told otherwise), in one transaction."""
         with self._vault.write() as conn:
             item = self._open_item(conn, item_id, scopes)
-            result = self._writer.write(
+            result = self._writer.add(
                 NewMemory(
                     type=type_name,
                     title=title or default_title(item.text),

@@ -5,6 +5,12 @@ logs and appends a receipt.
 What is decided lives elsewhere: the dedup gate in ``gate``, the entity resolver in
 ``resolver``, links, tags and stubs in ``feedback``. This module applies their decisions to the
 vault and reports the structural consequence (``WriteResult``).
+
+Each kind of write is a verb of its own (``add``, ``add_ungated``, ``add_version`` and the
+ingest pipeline's ``store_document``, ``store_passage``, ``store_found_entity``) over the same
+phases: ``_prepare`` (check, normalise, embed: outside the lock), then ``_commit``, the one
+transaction (the scope, the decision, ``_connect``'s links and names, a caller's step) and, after
+it, the result.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
-__all__ = ["NewMemory", "Writer"]
+__all__ = ["NewMemory", "Step", "Writer"]
 
 # Statuses a caller may give a new memory; 'superseded' and 'archived' are reached by acts.
 # 'pending' is no longer written (issue 16): a write that waits for review is kept active,
@@ -61,6 +67,31 @@ class _Applied:
     reembed: bool = False  # the node's own text changed: embed it again after commit
 
 
+@dataclass
+class _Ready:
+    """A memory checked, normalised and embedded, with what it links to: ready to store."""
+
+    draft: Draft
+    family: str
+    links: list[str]
+    tags: list[str]
+    by_hand: bool  # also read for the entities it names
+    stub_vectors: dict[str, Any]
+
+    @property
+    def scope(self) -> str:
+        return self.draft.memory.scope
+
+
+# What a verb decides in the transaction: the memories it was weighed against, and what was
+# applied.
+_Decide = Callable[
+    [Connection, memory_settings.MemorySettings], tuple[list[gate.Candidate], _Applied]
+]
+# A caller's step in a write's transaction, once the memory is stored (an edit's supersede).
+Step = Callable[[Connection, NodeRow], None]
+
+
 class Writer:
     def __init__(self, vault: Vault, pack: Pack, space: EmbeddingSpace) -> None:
         self._vault = vault
@@ -73,131 +104,162 @@ class Writer:
         )
         self.store.retention = self.retention
 
-    # -- memories -----------------------------------------------------------------------------
+    # -- memories: a verb per kind of write, each one transaction -----------------------------
 
-    def write(
+    def add(self, memory: NewMemory, *, force_new: bool = False) -> WriteResult:
+        """A memory written by hand (or promoted from the inbox), through the dedup gate, or
+        the entity resolver for an entity; ``force_new`` stores an entity the resolver's block
+        mode would hold back. Its text is read for links, tags and the entities it names."""
+        ready = self._prepare(memory)
+        return self._commit(ready, lambda conn, s: self._gated(conn, ready, s, force_new=force_new))
+
+    def add_ungated(self, memory: NewMemory) -> WriteResult:
+        """A memory stored as given, without the gate: for importers that recognise repeats
+        by other means (a file's hash). Its text is read as ``add`` reads it."""
+        ready = self._prepare(memory)
+        return self._commit(ready, self._ungated(ready))
+
+    def add_version(self, memory: NewMemory, then: Step) -> WriteResult:
+        """The new version of an edit, without the gate (it says much the same as the old one
+        on purpose). ``then`` runs in the same transaction once it is stored, with the
+        connection and its row (the old version is superseded there); if it raises, nothing
+        of the write is kept."""
+        ready = self._prepare(memory)
+        return self._commit(ready, self._ungated(ready), then)
+
+    def store_document(
+        self, memory: NewMemory, *, vector: Any, links: Sequence[str]
+    ) -> WriteResult:
+        """An ingested file's Document (or one of a file's documents), without the gate: the
+        file's hash says whether it is new. ``vector`` was embedded with its batch; ``links``
+        are the file's, in place of those its body states."""
+        ready = self._prepare(memory, vector, links=links)
+        return self._commit(ready, self._ungated(ready))
+
+    def store_passage(
+        self, memory: NewMemory, *, vector: Any, keep_whole: frozenset[str]
+    ) -> WriteResult:
+        """A passage of an ingested document, through the gate as a part of it: never absorbed
+        into another memory, only linked to it, so a document keeps all its parts. The
+        passages of ``keep_whole`` (those the same document holds already, which a changed
+        file is replacing) are not compared. No links or tags: its Document carries them."""
+        ready = self._prepare(memory, vector, links=(), tags=())
+        return self._commit(
+            ready, lambda conn, s: self._gated(conn, ready, s, keep_whole=keep_whole)
+        )
+
+    def store_found_entity(self, memory: NewMemory, *, vector: Any) -> WriteResult:
+        """An entity an ingested document seems to introduce (a stub), through the resolver,
+        with no links or tags of its own."""
+        ready = self._prepare(memory, vector, links=(), tags=())
+        return self._commit(ready, lambda conn, s: self._gated(conn, ready, s))
+
+    # -- the phases of a write ----------------------------------------------------------------
+
+    def _prepare(
         self,
         memory: NewMemory,
-        *,
-        force_new: bool = False,
-        dedup: bool = True,
         vector: Any = None,
-        keep_whole: frozenset[str] | None = None,
+        *,
         links: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
-        within: Callable[[Connection, NodeRow], None] | None = None,
-    ) -> WriteResult:
-        """Store ``memory`` through the dedup gate. ``force_new`` stores an entity the
-        resolver's block mode would hold back; ``dedup=False`` skips the gate (a supersede
-        states the new version explicitly).
-
-        The ingest pipeline embeds a file's passages in one batch and passes each ``vector``.
-        It also passes ``keep_whole``, the ids of the passages the same document holds already:
-        they are not compared (a changed file is replacing them), and a passage is never
-        absorbed into another memory, only linked to it, so a document keeps all its parts.
-        ``links`` and ``tags`` replace those found in the body (a passage passes none: its
-        document carries the file's links). ``within`` runs in the same transaction once the
-        memory is stored, with the connection and its row (an edit supersedes the old version
-        there); if it raises, nothing of the write is kept."""
+    ) -> _Ready:
+        """Check and normalise ``memory`` and embed it, all before the write lock (embedding
+        takes tens of milliseconds). Links and tags not given are read from its text."""
         self._check_new(memory)
         node_type = self._pack.node_types[memory.type]
         attrs = feedback.normalize_status(node_type, dict(memory.attrs or {}))
         title = memory.title.strip()
         text = searchable_text(title, memory.body, attrs)
-        # The caller gave no links (a note written by hand, not a document's passage): its text
-        # is also read for the entities it names.
-        by_hand = links is None
-        links = feedback.inline_links(memory.body) if links is None else list(links)
-        tags = feedback.tags_of(attrs, memory.body) if tags is None else list(tags)
-        # Embedding takes tens of milliseconds: do it before taking the write lock.
+        chosen = feedback.inline_links(memory.body) if links is None else list(links)
+        tagged = feedback.tags_of(attrs, memory.body) if tags is None else list(tags)
         if vector is None:
             vector = self._space.embed(text)
-        draft = Draft(memory, title, attrs, text, vector)
-        stub_vectors = self.store.stub_vectors(links, memory.scope)
+        return _Ready(
+            Draft(memory, title, attrs, text, vector),
+            node_type.family,
+            chosen,
+            tagged,
+            # The caller gave no links (a note written by hand, not a document's passage): its
+            # text is also read for the entities it names.
+            by_hand=links is None,
+            stub_vectors=self.store.stub_vectors(chosen, memory.scope),
+        )
+
+    def _commit(self, ready: _Ready, decide: _Decide, then: Step | None = None) -> WriteResult:
+        """The one transaction of a write: the scope, the decision, the links and names, the
+        caller's step; then, after the commit, what it came to."""
         with self._vault.write() as conn:
-            self._require_scope(conn, memory.scope)
+            self._require_scope(conn, ready.scope)
             settings = memory_settings.read(conn)
-            near = (
-                gate.nearest(conn, self._space, self._pack, draft.vector, memory.scope)
-                if dedup
-                else []
-            )
-            if keep_whole is not None:
-                near = [c for c in near if c.id not in keep_whole]
-            if not dedup:
-                applied = self._insert_ungated(conn, draft)
-            elif node_type.family == "entity":
-                applied = self._write_entity(conn, draft, near, settings, force_new)
-            else:
-                applied = self._write_memory(conn, draft, near, settings, absorb=keep_whole is None)
+            near, applied = decide(conn, settings)
             if applied.row is None:
-                return WriteResult(
-                    applied.outcome,
-                    None,
-                    embedded=False,
-                    degree=0,
-                    did_you_mean=applied.did_you_mean,
-                    possible_duplicate_of=applied.possible_duplicate_of,
-                    label_conflict=applied.label_conflict,
-                    revive_candidate=applied.revive_candidate,
-                )
-            row = applied.row
-            found = feedback.connect(
-                conn,
-                self._pack,
-                row,
-                links,
-                tags,
-                settings.tag_anchoring,
-                lambda name: self.store.insert_stub(conn, name, memory.scope, stub_vectors),
-                lambda src, dst, kind, why: self.store.add_edge(conn, src, dst, kind, why),
-            )
-            family = node_type.family
-            if family == "entity" and applied.outcome == "inserted":
-                self.mentions.entity_written(memory.scope, title, row["id"])
-            elif by_hand and family != "entity" and applied.outcome != "absorbed":
-                self.mentions.link(
-                    conn,
-                    row,
-                    f"{title}\n{memory.body}",
-                    lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
-                    already={link["id"] for link in found.links},
-                )
-            if within is not None:
-                within(conn, row)
-            node = Node.from_row(graph_rows.nodes_by_ids(conn, [row["id"]], [memory.scope])[0])
+                return _held_back(applied)
+            found = self._connect(conn, ready, applied.row, applied.outcome, settings)
+            if then is not None:
+                then(conn, applied.row)
+            rows = graph_rows.nodes_by_ids(conn, [applied.row["id"]], [ready.scope])
+            node = Node.from_row(rows[0])
             degree = graph_rows.degree(conn, node.id)
         if applied.reembed:
             self.store.reembed(node.id)
-        resonance = gate.resonance(
-            near, settings.resonance_floor, {node.id, *(m["id"] for m in [applied.matched] if m)}
+        return _result(ready, applied, near, found, node, degree, settings.resonance_floor)
+
+    def _ungated(self, ready: _Ready) -> _Decide:
+        return lambda conn, settings: ([], self._insert_ungated(conn, ready.draft))
+
+    def _gated(
+        self,
+        conn: Connection,
+        ready: _Ready,
+        settings: memory_settings.MemorySettings,
+        *,
+        force_new: bool = False,
+        keep_whole: frozenset[str] | None = None,
+    ) -> tuple[list[gate.Candidate], _Applied]:
+        """Weigh the memory against the nearest of its scope: the entity resolver for an
+        entity, the dedup gate for the rest (as a document's part when ``keep_whole`` is
+        given)."""
+        draft = ready.draft
+        near = gate.nearest(conn, self._space, self._pack, draft.vector, ready.scope)
+        if keep_whole is not None:
+            near = [c for c in near if c.id not in keep_whole]
+        if ready.family == "entity":
+            return near, self._write_entity(conn, draft, near, settings, force_new)
+        return near, self._write_memory(conn, draft, near, settings, absorb=keep_whole is None)
+
+    def _connect(
+        self,
+        conn: Connection,
+        ready: _Ready,
+        row: NodeRow,
+        outcome: str,
+        settings: memory_settings.MemorySettings,
+    ) -> feedback.Feedback:
+        """The stored memory's links and tags as edges (and stubs); a new entity joins the
+        names notes are read for; a note written by hand links to the entities it names."""
+        scope, title, body = ready.scope, ready.draft.title, ready.draft.memory.body
+        found = feedback.connect(
+            conn,
+            self._pack,
+            row,
+            ready.links,
+            ready.tags,
+            settings.tag_anchoring,
+            lambda name: self.store.insert_stub(conn, name, scope, ready.stub_vectors),
+            lambda src, dst, kind, why: self.store.add_edge(conn, src, dst, kind, why),
         )
-        orphan = degree == 0 and applied.outcome != "absorbed"
-        suggestions = found.suggested_relations
-        if orphan:
-            suggestions = feedback.orphan_suggestions(
-                suggestions, applied.possible_duplicate_of, resonance
+        if ready.family == "entity" and outcome == "inserted":
+            self.mentions.entity_written(scope, title, row["id"])
+        elif ready.by_hand and ready.family != "entity" and outcome != "absorbed":
+            self.mentions.link(
+                conn,
+                row,
+                f"{title}\n{body}",
+                lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
+                already={link["id"] for link in found.links},
             )
-        return WriteResult(
-            applied.outcome,
-            node,
-            embedded=draft.vector is not None,
-            degree=degree,
-            verdict=applied.verdict,
-            matched=applied.matched,
-            flags=applied.flags,
-            suggestion=applied.suggestion,
-            resonance=resonance,
-            possible_duplicate_of=applied.possible_duplicate_of,
-            label_conflict=applied.label_conflict,
-            revive_candidate=applied.revive_candidate,
-            orphan_warning=orphan,
-            suggested_relations=suggestions,
-            relations_from_tags=found.relations_from_tags,
-            links=found.links,
-            stubs_created=found.stubs_created,
-            enrich_hints=found.enrich_hints,
-        )
+        return found
 
     def _insert_ungated(self, conn: Connection, draft: Draft) -> _Applied:
         row = self.store.insert(conn, draft, draft.memory.status)
@@ -229,41 +291,58 @@ class Writer:
         if not absorb:
             verdict = gate.as_document_part(verdict)
         if verdict.outcome == "inserted":
-            row = self.store.insert(conn, draft, draft.memory.status)
-            if verdict.related and verdict.candidate is not None:
-                # A distinct event very like a kept one: both stay, joined as related.
-                self.store.add_edge(
-                    conn, row["id"], verdict.candidate.id, "relates_to", verdict.reason
-                )
-            self.store.log(conn, row["id"], verdict)
-            receipts.append(conn, "write", {"nodes": 1})
-            return _Applied("inserted", row)
+            return self._insert_distinct(conn, draft, verdict)
         assert verdict.candidate is not None
         matched = verdict.candidate.brief() | {"jaccard": round(verdict.jaccard or 0.0, 4)}
         matched["reason"] = verdict.reason
         if verdict.outcome == "absorbed":
-            target = graph_rows.nodes_by_ids(conn, [verdict.candidate.id], [draft.memory.scope])[0]
-            if not verdict.identical:
-                dedup_rows.add_addendum(
-                    conn, target["id"], draft.text, "absorbed", draft.memory.source, now_iso()
-                )
-                self.store.reindex_text(conn, target)
-            self.store.log(conn, target["id"], verdict)
-            receipts.append(conn, "absorb", {"nodes": 1})
-            return _Applied("absorbed", target, matched=matched)
-        # A possible duplicate is kept like any memory (searchable, linked, counted) at once;
-        # its open review item marks it "awaiting review" until the person keeps both or merges.
+            return self._absorb_memory(conn, draft, verdict, matched)
+        return self._keep_alike(conn, draft, verdict, matched)
+
+    def _insert_distinct(self, conn: Connection, draft: Draft, verdict: gate.Verdict) -> _Applied:
+        row = self.store.insert(conn, draft, draft.memory.status)
+        if verdict.related and verdict.candidate is not None:
+            # A distinct event very like a kept one: both stay, joined as related.
+            self.store.add_edge(conn, row["id"], verdict.candidate.id, "relates_to", verdict.reason)
+        self.store.log(conn, row["id"], verdict)
+        receipts.append(conn, "write", {"nodes": 1})
+        return _Applied("inserted", row)
+
+    def _absorb_memory(
+        self, conn: Connection, draft: Draft, verdict: gate.Verdict, matched: dict[str, Any]
+    ) -> _Applied:
+        """The same statement again: the kept memory stands, and gains what the new one adds
+        as an addendum."""
+        assert verdict.candidate is not None
+        target = graph_rows.nodes_by_ids(conn, [verdict.candidate.id], [draft.memory.scope])[0]
+        if not verdict.identical:
+            dedup_rows.add_addendum(
+                conn, target["id"], draft.text, "absorbed", draft.memory.source, now_iso()
+            )
+            self.store.reindex_text(conn, target)
+        self.store.log(conn, target["id"], verdict)
+        receipts.append(conn, "absorb", {"nodes": 1})
+        return _Applied("absorbed", target, matched=matched)
+
+    def _keep_alike(
+        self, conn: Connection, draft: Draft, verdict: gate.Verdict, matched: dict[str, Any]
+    ) -> _Applied:
+        """A possible duplicate is kept like any memory (searchable, linked, counted) at once;
+        its open review item marks it "awaiting review" until the person keeps both or merges.
+        A novel statement of the same topic is merge-linked instead."""
+        candidate = verdict.candidate
+        assert candidate is not None
         row = self.store.insert(conn, draft, draft.memory.status)
         suggestion = None
         if verdict.contradiction:
             suggestion = (
-                f"It may contradict {verdict.candidate.title!r} ({verdict.contradiction}). "
+                f"It may contradict {candidate.title!r} ({verdict.contradiction}). "
                 f"If it replaces it, supersede the old one: cairn supersede "
-                f"{verdict.candidate.id} {row['id']}"
+                f"{candidate.id} {row['id']}"
             )
         review_id = None
         if verdict.outcome == "merge_linked":
-            self.store.add_edge(conn, row["id"], verdict.candidate.id, "same_topic", verdict.reason)
+            self.store.add_edge(conn, row["id"], candidate.id, "same_topic", verdict.reason)
         else:
             review_id = new_id()
             dedup_rows.add_review_item(
@@ -271,8 +350,8 @@ class Writer:
                 id_=review_id,
                 kind="duplicate",
                 node_id=row["id"],
-                other_id=verdict.candidate.id,
-                score=verdict.candidate.score,
+                other_id=candidate.id,
+                score=candidate.score,
                 reason=verdict.reason,
                 flags=verdict.flags,
                 at=now_iso(),
@@ -324,7 +403,19 @@ class Writer:
                 revive_candidate=revive,
                 did_you_mean=[*conflicts, *revive, *possible],
             )
-        row = self.store.insert(conn, draft, memory.status)
+        return self._insert_entity(conn, draft, conflicts, revive, possible)
+
+    def _insert_entity(
+        self,
+        conn: Connection,
+        draft: Draft,
+        conflicts: list[dict[str, Any]],
+        revive: list[dict[str, Any]],
+        possible: list[dict[str, Any]],
+    ) -> _Applied:
+        """A new entity; an active one of the same name under another type, or an archived
+        one, is left to the person as a review item."""
+        row = self.store.insert(conn, draft, draft.memory.status)
         at = now_iso()
         for kind, found in (("label_conflict", conflicts), ("revive_candidate", revive)):
             for other in found:
@@ -484,3 +575,58 @@ class Writer:
                 self._space.status_changed(rows[0]["seq"], status)
                 receipts.append(conn, kind, {"nodes": 1})
             return Node.from_row(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])
+
+
+def _held_back(applied: _Applied) -> WriteResult:
+    """Nothing stored: the resolver's block mode held a likely duplicate back."""
+    return WriteResult(
+        applied.outcome,
+        None,
+        embedded=False,
+        degree=0,
+        did_you_mean=applied.did_you_mean,
+        possible_duplicate_of=applied.possible_duplicate_of,
+        label_conflict=applied.label_conflict,
+        revive_candidate=applied.revive_candidate,
+    )
+
+
+def _result(
+    ready: _Ready,
+    applied: _Applied,
+    near: list[gate.Candidate],
+    found: feedback.Feedback,
+    node: Node,
+    degree: int,
+    resonance_floor: float,
+) -> WriteResult:
+    """The structural consequence of a stored write: its node, degree, resonance, and an
+    orphan's suggested relations."""
+    seen = {node.id, *(m["id"] for m in [applied.matched] if m)}
+    resonance = gate.resonance(near, resonance_floor, seen)
+    orphan = degree == 0 and applied.outcome != "absorbed"
+    suggestions = found.suggested_relations
+    if orphan:
+        suggestions = feedback.orphan_suggestions(
+            suggestions, applied.possible_duplicate_of, resonance
+        )
+    return WriteResult(
+        applied.outcome,
+        node,
+        embedded=ready.draft.vector is not None,
+        degree=degree,
+        verdict=applied.verdict,
+        matched=applied.matched,
+        flags=applied.flags,
+        suggestion=applied.suggestion,
+        resonance=resonance,
+        possible_duplicate_of=applied.possible_duplicate_of,
+        label_conflict=applied.label_conflict,
+        revive_candidate=applied.revive_candidate,
+        orphan_warning=orphan,
+        suggested_relations=suggestions,
+        relations_from_tags=found.relations_from_tags,
+        links=found.links,
+        stubs_created=found.stubs_created,
+        enrich_hints=found.enrich_hints,
+    )

@@ -13,6 +13,7 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.upkeep import diagnostic_log
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
@@ -72,7 +73,7 @@ def test_ingest_leaves_no_plaintext_outside_the_vault(
     assert tmp_path in log.parents
 
     with compose.create_vault(vault, PASSPHRASE, embedder=embedder) as service:
-        report = service.ingest([folder])
+        report = service.ingest(IngestRequest.of([folder]))
         assert report.counts() == {"ingested": len(inputs)}, report.as_dict()
         hits = service.search(MARKER, scopes=ALL, limit=25).results
         sources = {hit.source for hit in hits if hit.type == "Passage"}

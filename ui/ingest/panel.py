@@ -34,7 +34,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import CancelToken, IngestProgress, IngestReport, MemoryService, WatchBatch
+from cairn.app.api import (
+    CancelToken,
+    IngestProgress,
+    IngestReport,
+    IngestRequest,
+    MemoryService,
+    WatchBatch,
+)
 from cairn.ui.ingest.rows import EarlierFailures, FileList, human_size, summarize
 from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
 from cairn.ui.settings.preferences import Preferences
@@ -211,19 +218,22 @@ class IngestPanel(QWidget):
         else:
             self._set_busy("Adding changes in watched folders…")
         languages, whisper = extraction_preferences()
+        request = IngestRequest.of(
+            paths,
+            scope=batch.scope if batch else "personal",
+            ocr_languages=languages,
+            whisper_model_dir=whisper,
+            changed=batch.changed if batch else None,
+        )
         call_in_worker(
             self,
             service.ingest,
-            paths,
+            request,
             on_progress=lambda event: self._on_progress(run, event),
             on_done=lambda report: self._on_done(run, report),
             on_failed=lambda message: self._on_failed(run, message),
             cancel=self._token,
-            ocr_languages=languages,
-            whisper_model_dir=whisper,
             separate_process=True,  # off the window's interpreter lock: see ingest_process
-            scope=batch.scope if batch else "personal",
-            changed=batch.changed if batch else None,
         )
 
     def _on_progress(self, run: int, event: IngestProgress) -> None:

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
+from cairn.app.api import IngestRequest
+
 if TYPE_CHECKING:  # imported in _shoot, once the data folder is set
     from cairn.ui.shell.main_window import MainWindow
 
@@ -99,12 +101,12 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
         (notes / name).write_text(text, encoding="utf-8")
     service.write("Person", "Lena Vos", attrs={"occupation": "pharmacist"})
     service.write("Project", "Garden", "Herbs, tomatoes and the pond.")
-    service.ingest([notes])
+    service.ingest(IngestRequest.of([notes]))
     # A near-copy, so the review panel has something to show.
     (home / "trip-copy.md").write_text(
         NOTES["trip.md"].replace("12 May", "14 May"), encoding="utf-8"
     )
-    service.ingest([home / "trip-copy.md"])
+    service.ingest(IngestRequest.of([home / "trip-copy.md"]))
     window.session.changed.emit()
 
     search = window.workspace.search

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 from cairn.app import compose
+from cairn.app.ingestion.request import IngestRequest
 
 
 def main(vault: str, paths: list[str]) -> int:
     with compose.open_vault(Path(vault), os.environ["CAIRN_PASSPHRASE"]) as service:
         report = service.ingest(
-            [Path(p) for p in paths],
+            IngestRequest.of([Path(p) for p in paths]),
             separate_process=True,
             progress=lambda event: print(event.stage, flush=True),
         )

@@ -14,6 +14,7 @@ from cairn.app import compose
 from cairn.app.cli.main import main
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import CORPUS, PASSPHRASE
@@ -73,7 +74,7 @@ def batch(
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
         service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
-    report = service.ingest([folder / "good", folder / "bad"])
+    report = service.ingest(IngestRequest.of([folder / "good", folder / "bad"]))
     yield service, root / "vault.cairn", folder, report, bad
     service.close()
 
@@ -151,7 +152,7 @@ def test_a_rerun_retries_nothing_that_has_not_changed(batch) -> None:
     """A failed file with the same bytes is planned as a retry (a tool may have been installed
     since), and fails again with the same reason; the good files are unchanged."""
     service, _, folder, _, bad = batch
-    plan = service.ingest([folder / "good", folder / "bad"], dry_run=True)
+    plan = service.ingest(IngestRequest.of([folder / "good", folder / "bad"], dry_run=True))
     actions = {str(Path(o.path).relative_to(folder)): o.action for o in plan.files}
     assert actions == {**dict.fromkeys(GOOD, "unchanged"), **dict.fromkeys(bad, "retry")}
 
@@ -166,7 +167,7 @@ def test_a_recording_cut_in_half_is_kept_as_far_as_it_goes(
     data = JFK.read_bytes()
     cut = tmp_path / "jfk cut.flac"
     cut.write_bytes(data[: len(data) // 2])
-    outcome = service.ingest([cut]).files[0]
+    outcome = service.ingest(IngestRequest.of([cut])).files[0]
     assert outcome.state == "ingested", outcome
     assert any("could be decoded" in w and "cut short" in w for w in outcome.warnings)
     hits = service.search("my fellow Americans", scopes=ALL).results
@@ -189,7 +190,7 @@ def test_a_file_that_vanishes_mid_run_fails_alone(service: MemoryService, tmp_pa
         if event.stage == "reading" and event.current == str(folder / "a.txt"):
             (folder / "b.txt").unlink()
 
-    report = service.ingest([folder], progress=progress)
+    report = service.ingest(IngestRequest.of([folder]), progress=progress)
     states = {Path(o.path).name: o for o in report.files}
     assert states["a.txt"].state == states["c.txt"].state == "ingested"
     assert states["b.txt"].state == "failed" and "b.txt" in states["b.txt"].error
@@ -213,7 +214,9 @@ def test_front_matter_that_does_not_fit_the_document_type_sinks_nothing(
             "c_boats.txt": "The dinghy needs new rope for the jib sheet.\n",
         },
     ).resolve()
-    report = service.ingest([folder])  # must not raise: one file's attributes are its own
+    report = service.ingest(
+        IngestRequest.of([folder])
+    )  # must not raise: one file's attributes are its own
     states = {Path(o.path).name: o.state for o in report.files}
     assert states["a_kites.md"] == states["c_boats.txt"] == "ingested", report.as_dict()
     assert states["b_reading.md"] == "ingested", report.as_dict()

@@ -34,6 +34,7 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.store import UNFINISHED
 from cairn.app.service import MemoryService
 from cairn.storage import sentinel
@@ -337,14 +338,14 @@ def test_a_killed_ingest_keeps_whole_files_and_a_rerun_finishes(
         assert hits[0].type == "Passage" and hits[0].source == str(folder / "note00.md")
         committed = len(rows)
 
-        rerun = service.ingest([folder])
+        rerun = service.ingest(IngestRequest.of([folder]))
         assert rerun.counts() == {"unchanged": committed, "ingested": FILES - committed}
         after_rerun = _state(service)
         assert service.verify().ok
 
     clean_vault = tmp_path / "clean.cairn"
     with compose.create_vault(clean_vault, PASSPHRASE, embedder=embedder) as clean:
-        assert clean.ingest([folder]).counts() == {"ingested": FILES}
+        assert clean.ingest(IngestRequest.of([folder])).counts() == {"ingested": FILES}
         clean_state = _state(clean)
     assert after_rerun == clean_state
     assert after_rerun["documents"] == Counter(
@@ -438,7 +439,7 @@ def test_kills_at_random_points_lose_nothing_committed_and_a_rerun_finishes(
     assert killed, f"no run was killed before it ended; {context}"
 
     with compose.open_vault(vault, PASSPHRASE, embedder=embedder) as service:
-        report = service.ingest([folder])
+        report = service.ingest(IngestRequest.of([folder]))
         outcomes = {o.path: o.state for o in report.files if o.path in reference.good}
         expected = {p: "unchanged" if p in kept else "ingested" for p in reference.good}
         assert outcomes == expected, context

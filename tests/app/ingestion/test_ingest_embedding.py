@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.ingestion.request import IngestRequest
 from tests.conftest import PASSPHRASE
 
 
@@ -44,7 +45,7 @@ def test_each_file_is_embedded_in_one_call_outside_the_write_lock(
     try:
         watched.lock = service._vault._write_lock
         watched.calls.clear()
-        report = service.ingest([folder])
+        report = service.ingest(IngestRequest.of([folder]))
         assert report.counts() == {"ingested": 2}
         assert report.stubs == 2  # Grace Hopper, Harvard University: embedded with the file
         assert len(watched.calls) == 2

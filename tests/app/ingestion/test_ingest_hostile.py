@@ -18,6 +18,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestProgress
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app import hostile_files as hostile
 from tests.app import ingest_files as files
@@ -182,7 +183,7 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes_and_stays_itself_on_the_next_ru
     files.write(folder, {"plain.md": "# Plain\n\nA plain note about the canal.\n"})
     odd = Path(os.fsdecode(os.fsencode(folder) + b"/" + hostile.LATIN1_NAME))
     odd.write_text("The old archive kept the crème brûlée recipe.\n", encoding="utf-8")
-    first = service.ingest([folder], scope="personal")
+    first = service.ingest(IngestRequest.of([folder], scope="personal"))
     shown = str(folder) + "/caf\\xe9 cr\\xe8me.txt"
     assert {f.path: f.state for f in first.files} == {
         str(folder / "plain.md"): "ingested",
@@ -193,12 +194,12 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes_and_stays_itself_on_the_next_ru
     top = service.search("crème brûlée recipe", scopes=ALL).results[0]
     assert top.source == shown
     # The same bytes on disk: unchanged, and not taken for a file that went away.
-    second = service.ingest([folder], scope="personal")
+    second = service.ingest(IngestRequest.of([folder], scope="personal"))
     assert {f.state for f in second.files} == {"unchanged"}
     assert second.removed == []
     # Gone from disk: reported and marked missing, its memories kept.
     odd.unlink()
-    third = service.ingest([folder], scope="personal")
+    third = service.ingest(IngestRequest.of([folder], scope="personal"))
     assert third.removed == [shown]
     assert service.search("crème brûlée", scopes=ALL).results
 
@@ -222,7 +223,7 @@ def test_a_file_that_vanishes_while_the_folder_is_read_fails_alone(
         if progress.stage == "reading" and progress.current == str(folder / "a.md"):
             (folder / "c.md").unlink(missing_ok=True)
 
-    report = service.ingest([folder], scope="personal", progress=meddle)
+    report = service.ingest(IngestRequest.of([folder], scope="personal"), progress=meddle)
     states = {Path(f.path).name: f.state for f in report.files}
     assert states == {"a.md": "ingested", "b.md": "failed", "c.md": "failed", "d.md": "ingested"}
     errors = {Path(row["path"]).name: row["error"] for row in service.sources(states=["failed"])}
@@ -251,7 +252,7 @@ def test_a_document_keeps_at_most_the_passage_limit_and_says_so(
     pdf = tmp_path / "pages.pdf"
     pdf.write_bytes(hostile.shared_stream_pdf(400))
     service.change_setting("ingest_max_passages", 40)
-    (outcome,) = service.ingest([pdf], scope="personal").files
+    (outcome,) = service.ingest(IngestRequest.of([pdf], scope="personal")).files
     assert (outcome.state, outcome.passages) == ("ingested", 40)
     assert outcome.document_id is not None
     assert _passages(service, outcome.document_id) == list(range(40))
@@ -275,14 +276,16 @@ def test_a_long_document_is_written_in_parts_and_a_stopped_one_is_finished_by_a_
             if len(writes) == 2:  # the second part is about to be written
                 cancel.cancel()
 
-    first = service.ingest([note], scope="personal", progress=stop_after_first_part, cancel=cancel)
+    first = service.ingest(
+        IngestRequest.of([note], scope="personal"), progress=stop_after_first_part, cancel=cancel
+    )
     assert first.cancelled
     (row,) = service.sources()
     assert row["state"] == "failed" and "add it again to finish it" in row["error"]
     unfinished = row["document_id"]
     assert 0 < len(_passages(service, unfinished)) < 701
 
-    second = service.ingest([note], scope="personal")
+    second = service.ingest(IngestRequest.of([note], scope="personal"))
     (outcome,) = second.files
     assert (outcome.state, outcome.document_id, outcome.passages) == ("ingested", unfinished, 701)
     assert _passages(service, unfinished) == list(range(701))  # each once
@@ -297,7 +300,7 @@ def test_a_document_that_takes_too_long_to_write_keeps_what_was_written_in_time(
     note = tmp_path / "journal.md"
     note.write_text(files.sectioned_markdown("slow", 900), encoding="utf-8")
     service.change_setting("ingest_max_write_seconds", 1)
-    (outcome,) = service.ingest([note], scope="personal").files
+    (outcome,) = service.ingest(IngestRequest.of([note], scope="personal")).files
     assert outcome.state == "ingested"
     assert 0 < outcome.passages < 901 and outcome.passages % 256 == 0, outcome.passages
     assert outcome.document_id is not None

@@ -14,6 +14,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
@@ -82,7 +83,7 @@ def ingested(
     # Someone the vault knows already: the chat's speaker of that name is this entity.
     ada = service.write("Person", "Ada Lovelace").node
     assert ada is not None
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     yield service, folder.resolve(), report, ada.id
     service.close()
 
@@ -208,14 +209,14 @@ def test_an_unchanged_archive_is_not_read_again_and_a_changed_one_replaces_its_m
     try:
         box = tmp_path / "in" / "Archive.mbox"
         files.write(tmp_path / "in", {"Archive.mbox": kept.mbox_bytes(MESSAGES)})
-        first = service.ingest([box.parent])
+        first = service.ingest(IngestRequest.of([box.parent]))
         before = files.node_count(service)
-        again = service.ingest([box.parent])
+        again = service.ingest(IngestRequest.of([box.parent]))
         assert again.counts() == {"unchanged": 1}
         assert files.node_count(service) == before
         more = [*MESSAGES, kept.email_message("Bin day", "The bins go out on Thursday night.\n")]
         box.write_bytes(kept.mbox_bytes(more))
-        changed = service.ingest([box.parent])
+        changed = service.ingest(IngestRequest.of([box.parent]))
         assert changed.counts() == {"replaced": 1}
         old_id, new_id = first.files[0].document_id, changed.files[0].document_id
         old_parts = [_node(service, n) for (n,) in _rows(
@@ -274,7 +275,7 @@ def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLME
                 ),
             },
         )
-        report = service.ingest([folder])
+        report = service.ingest(IngestRequest.of([folder]))
         outcomes = {Path(o.path).name: o for o in report.files}
         assert outcomes["fine.eml"].state == "ingested"
         torn, attached = outcomes["torn.epub"], outcomes["attached.eml"]
@@ -318,13 +319,13 @@ def test_a_long_mailbox_stopped_between_parts_is_finished_by_a_rerun(
             if event.stage == "writing" and event.current == str(box):
                 cancel.cancel()  # the first part is written; the run stops before the next
 
-        stopped = service.ingest([box.parent], progress=progress, cancel=cancel)
+        stopped = service.ingest(IngestRequest.of([box.parent]), progress=progress, cancel=cancel)
         assert stopped.cancelled and stopped.counts() == {"cancelled": 1}
         row = next(r for r in service.sources() if r["path"] == str(box))
         assert row["state"] == "failed" and row["document_id"]
         begun = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert 0 < begun < 300
-        rerun = service.ingest([box.parent])
+        rerun = service.ingest(IngestRequest.of([box.parent]))
         assert rerun.counts() == {"ingested": 1}
         assert rerun.files[0].document_id == row["document_id"]  # the same mailbox, finished
         parts = _parts(service, row["document_id"], "Document")
@@ -344,7 +345,7 @@ def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
     service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
     try:
         folder = files.write(tmp_path / "in", {"Archive.mbox": kept.mbox_bytes(MESSAGES)})
-        box = service.ingest([folder]).files[0].document_id
+        box = service.ingest(IngestRequest.of([folder])).files[0].document_id
         passages = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert passages > 0
         forgotten = service.forget(box, scopes=ALL)
@@ -364,7 +365,7 @@ def test_past_the_passage_limit_the_messages_left_out_are_left_out_whole(
         service.change_setting("ingest_max_passages", 3)
         messages = [kept.email_message(f"Day {n}", files.prose(n, 1) + "\n") for n in range(6)]
         folder = files.write(tmp_path / "in", {"Diary.mbox": kept.mbox_bytes(messages)})
-        outcome = service.ingest([folder]).files[0]
+        outcome = service.ingest(IngestRequest.of([folder])).files[0]
         assert outcome.passages == 3
         assert any("ingest_max_passages" in w for w in outcome.warnings)
         assert [m.title for m in _parts(service, outcome.document_id, "Document")] == [

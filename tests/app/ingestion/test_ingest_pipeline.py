@@ -19,6 +19,7 @@ from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion import pipeline
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
@@ -84,7 +85,7 @@ def ingested(
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
         service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
     events: list[IngestProgress] = []
-    report = service.ingest([folder], progress=events.append)
+    report = service.ingest(IngestRequest.of([folder]), progress=events.append)
     yield service, folder.resolve(), report, events
     service.close()
 
@@ -288,7 +289,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
             "gamma.txt": files.prose("gamma", 5) + "\n",
         },
     ).resolve()
-    first = service.ingest([folder])
+    first = service.ingest(IngestRequest.of([folder]))
     assert first.counts() == {"ingested": 3}
     first_seen = next(r for r in service.sources() if r["path"].endswith("beta.txt"))["first_seen"]
     nodes = files.node_count(service)
@@ -297,14 +298,14 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     assert _ids(service, "violin teacher Tuesday")[0] in old_passages
 
     # Nothing changed: nothing is read, nothing is written.
-    again = service.ingest([folder])
+    again = service.ingest(IngestRequest.of([folder]))
     assert again.counts() == {"unchanged": 3}
     assert {o.document_id for o in again.files} == {o.document_id for o in first.files}
     assert files.node_count(service) == nodes
 
     # A changed file: a new Document supersedes the old one, whose passages become history.
     (folder / "beta.txt").write_text("The cello teacher moved the lessons to Friday mornings.\n")
-    changed = service.ingest([folder])
+    changed = service.ingest(IngestRequest.of([folder]))
     assert changed.counts() == {"replaced": 1, "unchanged": 2}
     outcome = next(o for o in changed.files if o.state == "replaced")
     assert outcome.action == "changed" and outcome.path == str(folder / "beta.txt")
@@ -332,7 +333,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     (folder / "gamma.txt").unlink()
     shutil.copy(folder / "alpha.md", folder / "alpha copy.md")
     nodes = files.node_count(service)
-    later = service.ingest([folder])
+    later = service.ingest(IngestRequest.of([folder]))
     assert later.removed == [str(folder / "gamma.txt")]
     assert later.counts() == {"duplicate": 1, "unchanged": 2}
     copy = next(o for o in later.files if o.state == "duplicate")
@@ -351,7 +352,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     (folder / "alpha.md").write_text(f"# Alpha\n\n{files.prose('alpha two', 5)}\n")
     (folder / "gamma.txt").write_bytes(gamma_bytes)  # back where it was
     before = service.sources()
-    dry = service.ingest([folder], dry_run=True)
+    dry = service.ingest(IngestRequest.of([folder], dry_run=True))
     assert dry.dry_run and not dry.cancelled
     planned = {Path(o.path).name: (o.action, o.state) for o in dry.files}
     assert planned == {
@@ -366,7 +367,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     assert service.sources() == before
 
     # Done for real: the file that came back is kept again under its old document.
-    real = service.ingest([folder])
+    real = service.ingest(IngestRequest.of([folder]))
     assert {Path(o.path).name: o.state for o in real.files} == {
         "alpha.md": "replaced",
         "alpha copy.md": "unchanged",
@@ -387,11 +388,11 @@ def test_a_file_added_to_a_second_scope_is_visible_there(
     service.add_scope("work")
     kites = tmp_path / "kites.txt"
     kites.write_text("Notes about flying box kites on the windy beach at Westhoek.\n")
-    assert service.ingest([kites]).files[0].state == "ingested"
+    assert service.ingest(IngestRequest.of([kites])).files[0].state == "ingested"
     copy = tmp_path / "kites copy.txt"
     shutil.copy(kites, copy)
     for path in (kites, copy):
-        outcome = service.ingest([path], scope="work").files[0]
+        outcome = service.ingest(IngestRequest.of([path], scope="work")).files[0]
         if outcome.state == "failed":  # refusing, and saying why, would be honest too
             assert "personal" in (outcome.error or ""), outcome
             continue
@@ -414,20 +415,20 @@ def test_a_changed_file_that_failed_once_still_replaces_its_old_version(
     must supersede v1 like any changed file, not stand beside it as a second live version."""
     note = tmp_path / "plan.txt"
     note.write_text("The roof repair is booked for March with the blue van company.\n")
-    v1 = service.ingest([note]).files[0].document_id
+    v1 = service.ingest(IngestRequest.of([note])).files[0].document_id
     note.write_text("The roof repair moved to April; the blue van company is away.\n")
     service.close()
     monkeypatch.setattr(
         compose, "ExtractionSettings", functools.partial(ExtractionSettings, time_scale=0.0)
     )
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as hurried:
-        failed = hurried.ingest([note])
+        failed = hurried.ingest(IngestRequest.of([note]))
         assert failed.files[0].state == "failed" and "took longer than" in failed.files[0].error
         row = hurried.sources()[0]
         assert row["state"] == "failed" and row["document_id"] == v1
     monkeypatch.undo()
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as patient:
-        retried = patient.ingest([note])
+        retried = patient.ingest(IngestRequest.of([note]))
         outcome = retried.files[0]
         assert outcome.action == "retry" and outcome.document_id != v1
         assert outcome.state == "replaced"
@@ -454,7 +455,7 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
         if event.stage == "embedding":
             cancel.cancel()  # once the first file is read: the run stops before the next
 
-    report = service.ingest([folder], progress=progress, cancel=cancel)
+    report = service.ingest(IngestRequest.of([folder]), progress=progress, cancel=cancel)
     assert report.cancelled
     states = {Path(o.path).name: o.state for o in report.files}
     assert states == {
@@ -473,7 +474,7 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
     assert hits[0].type == "Passage" and hits[0].source == str(folder / names[0])
     assert service.stats(scopes=ALL)["nodes_by_type"]["Document"] == 1
 
-    rerun = service.ingest([folder])
+    rerun = service.ingest(IngestRequest.of([folder]))
     assert not rerun.cancelled
     assert {Path(o.path).name: o.state for o in rerun.files} == {
         "a_first.txt": "unchanged",
@@ -500,11 +501,11 @@ def test_cancel_while_a_file_is_being_read_stops_the_reader(
         if event.stage == "reading":
             cancel.cancel()
 
-    report = service.ingest([folder], progress=progress, cancel=cancel)
+    report = service.ingest(IngestRequest.of([folder]), progress=progress, cancel=cancel)
     assert report.cancelled and report.counts() == {"cancelled": 3}
     assert service.sources() == [] and files.node_count(service) == 0
     assert service.verify().ok
-    assert service.ingest([folder]).counts() == {"ingested": 3}
+    assert service.ingest(IngestRequest.of([folder])).counts() == {"ingested": 3}
 
 
 def test_a_cancelled_run_starts_no_reader_for_the_files_left(
@@ -532,7 +533,7 @@ def test_a_cancelled_run_starts_no_reader_for_the_files_left(
         if event.stage == "embedding":
             cancel.cancel()
 
-    report = service.ingest([folder], progress=progress, cancel=cancel)
+    report = service.ingest(IngestRequest.of([folder]), progress=progress, cancel=cancel)
     assert report.counts() == {"ingested": 1, "cancelled": 11}
     assert sum(starts) <= 2  # the first worker, and at most one for the file read ahead
 
@@ -568,7 +569,7 @@ def test_a_failure_while_embedding_stops_the_file_read_ahead(
         compose.create_vault(vault_path, PASSPHRASE, embedder=Failing()) as service,
         pytest.raises(OSError),
     ):
-        service.ingest([folder])
+        service.ingest(IngestRequest.of([folder]))
     assert len(asked) == 2  # the file that failed, and the one read ahead
     assert all(should_stop() for should_stop in asked)
 
@@ -577,7 +578,7 @@ def test_a_file_named_twice_is_read_once(service: MemoryService, tmp_path: Path)
     """Named on its own and again inside a folder named in the same run: one file, one
     Document (not a second, orphaned one whose source row the other overwrote)."""
     folder = files.write(tmp_path / "folder", {"kites.txt": files.prose("kites", 3)}).resolve()
-    report = service.ingest([folder, folder / "kites.txt", folder])
+    report = service.ingest(IngestRequest.of([folder, folder / "kites.txt", folder]))
     assert [(o.path, o.state) for o in report.files] == [(str(folder / "kites.txt"), "ingested")]
     assert service.stats(scopes=ALL)["nodes_by_type"] == {"Document": 1, "Passage": 1}
     [row] = service.sources()
@@ -593,7 +594,7 @@ def test_a_near_copy_waits_for_review_and_keeps_all_its_passages(
     sections = [files.prose(f"report {n}", 3) for n in range(5)]
     original = "\n\n".join(f"## Part {n}\n\n{text}" for n, text in enumerate(sections))
     first = files.write(tmp_path, {"report.md": f"# Field report\n\n{original}\n"})
-    kept = service.ingest([first / "report.md"]).files[0]
+    kept = service.ingest(IngestRequest.of([first / "report.md"])).files[0]
     assert kept.state == "ingested" and kept.passages == 6
     original_passages = {p.id for p in _passages(service, kept.document_id)}
 
@@ -601,7 +602,7 @@ def test_a_near_copy_waits_for_review_and_keeps_all_its_passages(
     changed[3] = changed[3].replace("The ", "A single ", 1)  # one sentence differs
     near = "\n\n".join(f"## Part {n}\n\n{text}" for n, text in enumerate(changed))
     (tmp_path / "report (draft 2).md").write_text(f"# Field report\n\n{near}\n")
-    report = service.ingest([tmp_path / "report (draft 2).md"])
+    report = service.ingest(IngestRequest.of([tmp_path / "report (draft 2).md"]))
     outcome = report.files[0]
     assert outcome.state == "ingested" and outcome.action == "new"  # other bytes: not a copy
     assert outcome.document_id != kept.document_id
@@ -641,11 +642,11 @@ def _ingest_corpus_folder(folder: Path, vault: Path) -> tuple[IngestReport, dict
     embedding a few thousand passages on a small shared machine takes minutes, not seconds
     (the Foam docs alone took two minutes). Everything else is the real pipeline."""
     with compose.create_vault(vault, PASSPHRASE, with_embedder=False) as service:
-        report = service.ingest([folder])
+        report = service.ingest(IngestRequest.of([folder]))
         assert service.verify().ok
         with service._vault.read() as conn:
             edges = {(kind, status): n for kind, status, n in conn.execute(REFERENCES)}
-        rerun = service.ingest([folder])
+        rerun = service.ingest(IngestRequest.of([folder]))
         assert set(rerun.counts()) <= {"unchanged", "skipped"} and rerun.links == 0
     return report, edges
 
@@ -684,13 +685,13 @@ def test_a_changed_long_document_makes_every_old_passage_history(
     and none stays searchable as current."""
     note = tmp_path / "log.md"
     note.write_text(files.sectioned_markdown("old", pipeline.WHOLE_PASSAGES + 20), "utf-8")
-    service.ingest([note])
+    service.ingest(IngestRequest.of([note]))
     with service._vault.read() as conn:
         old_ids = {r[0] for r in conn.execute("SELECT id FROM nodes WHERE type = 'Passage'")}
     old_passages = len(old_ids)
     assert old_passages > pipeline.WHOLE_PASSAGES
     note.write_text(files.sectioned_markdown("new", pipeline.WHOLE_PASSAGES + 30), "utf-8")
-    report = service.ingest([note])
+    report = service.ingest(IngestRequest.of([note]))
     assert [f.state for f in report.files] == ["replaced"]
     with service._vault.read() as conn:
         statuses = dict(

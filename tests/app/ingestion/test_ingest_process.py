@@ -15,6 +15,7 @@ from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.process import IngestStopped
 from cairn.app.ingestion.report import CancelToken, IngestProgress
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
@@ -34,7 +35,9 @@ def test_a_run_in_a_child_process_is_searchable_here(
         },
     ).resolve()
     events: list[IngestProgress] = []
-    report = service.ingest([folder], progress=events.append, separate_process=True)
+    report = service.ingest(
+        IngestRequest.of([folder]), progress=events.append, separate_process=True
+    )
     assert report.counts() == {"ingested": 3}, report.as_dict()
     assert {e.stage for e in events} >= {"scanning", "reading", "embedding", "writing", "done"}
     rows = service.sources()
@@ -53,7 +56,7 @@ def test_a_run_in_a_child_process_is_searchable_here(
     assert budget and budget[0].ranks["vector"] is not None and budget[0].ranks["text"] is None
     assert service.verify().ok
     # A rerun here (in-process) sees the child's source rows: nothing to do.
-    again = service.ingest([folder])
+    again = service.ingest(IngestRequest.of([folder]))
     assert again.counts() == {"unchanged": 3}
 
 
@@ -70,13 +73,15 @@ def test_cancel_reaches_the_child_and_a_rerun_finishes(
         if event.stage == "embedding":  # the first file is read: stop soon after
             cancel.cancel()
 
-    report = service.ingest([folder], progress=progress, cancel=cancel, separate_process=True)
+    report = service.ingest(
+        IngestRequest.of([folder]), progress=progress, cancel=cancel, separate_process=True
+    )
     assert report.cancelled
     done = {Path(o.path).name for o in report.files if o.state == "ingested"}
     assert 1 <= len(done) < len(names)
     assert {Path(r["path"]).name for r in service.sources()} == done
     assert service.verify().ok
-    rest = service.ingest([folder], separate_process=True)
+    rest = service.ingest(IngestRequest.of([folder]), separate_process=True)
     assert rest.counts() == {"unchanged": len(done), "ingested": len(names) - len(done)}
 
 
@@ -99,7 +104,7 @@ def test_closing_the_service_stops_the_child_and_the_vault_stays_whole(
 
     def run() -> None:
         try:
-            service.ingest([folder], progress=progress, separate_process=True)
+            service.ingest(IngestRequest.of([folder]), progress=progress, separate_process=True)
         except BaseException as error:  # the test looks at what it was
             outcome.append(error)
         else:
@@ -122,7 +127,7 @@ def test_closing_the_service_stops_the_child_and_the_vault_stays_whole(
         assert reopened.verify().ok
         kept = reopened.sources()
         assert len(kept) < len(names)
-        rest = reopened.ingest([folder])
+        rest = reopened.ingest(IngestRequest.of([folder]))
         assert rest.counts()["ingested"] == len(names) - len(kept)
         assert len(reopened.sources()) == len(names)
     finally:

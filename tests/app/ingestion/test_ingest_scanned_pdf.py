@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.ingest import pdf_files as files
 from tests.ingest.conftest import TextImage, text_image
@@ -34,7 +35,7 @@ def test_a_stamped_scan_is_read_and_a_picture_page_is_named(
             info={"Title": "Untitled document"},
         )
     )
-    (outcome,) = service.ingest([path]).files
+    (outcome,) = service.ingest(IngestRequest.of([path])).files
     assert outcome.state == "ingested", outcome
     assert outcome.warnings == [
         "page 2 is mostly an image, and little of its text could be read: its text layer holds "

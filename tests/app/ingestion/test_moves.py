@@ -14,6 +14,7 @@ import pytest
 
 from cairn.app.ingestion import pipeline
 from cairn.app.ingestion.report import CancelToken, IngestProgress
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from cairn.storage.errors import VaultBusy
 from tests.app import ingest_files as files
@@ -51,7 +52,7 @@ def test_a_renamed_folder_moves_in_batches_outside_the_write_lock(
     folder = tmp_path / "notes"
     names = [f"note {n}.txt" for n in range(5)]
     files.write(folder / "drafts", {name: files.prose(n, 1) + "\n" for n, name in enumerate(names)})
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     (folder / "drafts").rename(folder / "final")
 
     token = CancelToken()
@@ -63,7 +64,7 @@ def test_a_renamed_folder_moves_in_batches_outside_the_write_lock(
         if event.stage == "writing":
             token.cancel()  # a Stop while the first batch is written: it is kept
 
-    report = service.ingest([folder], progress=progress, cancel=token)
+    report = service.ingest(IngestRequest.of([folder]), progress=progress, cancel=token)
     assert free_while_embedding == [True]  # the first batch's embedding, lock free
     assert report.cancelled
     assert sorted(f.state for f in report.files) == ["cancelled"] * 3 + ["moved"] * 2
@@ -71,7 +72,7 @@ def test_a_renamed_folder_moves_in_batches_outside_the_write_lock(
     kept_at = {path for (path,) in _rows(service, "SELECT path FROM sources")}
     assert moved <= kept_at and len(kept_at) == 5  # the others wait where they were
 
-    rerun = service.ingest([folder])
+    rerun = service.ingest(IngestRequest.of([folder]))
     assert sorted(f.state for f in rerun.files) == ["moved"] * 3 + ["unchanged"] * 2
     paths = sorted(p for (p,) in _rows(service, "SELECT path FROM sources"))
     assert paths == sorted(str(folder / "final" / name) for name in names)
@@ -87,9 +88,9 @@ def test_a_moved_mailbox_takes_its_messages_and_their_passages(
         kept.email_message("Choir rehearsal", "Rehearsal of the Brahms requiem moves hall.\n"),
     ]
     folder = files.write(tmp_path / "mail", {"Archive.mbox": kept.mbox_bytes(messages)})
-    box = service.ingest([folder]).files[0].document_id
+    box = service.ingest(IngestRequest.of([folder])).files[0].document_id
     (folder / "Archive.mbox").rename(folder / "Old mail.mbox")
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     assert [(f.state, f.document_id) for f in report.files] == [("moved", box)]
 
     new = str(folder / "Old mail.mbox")

@@ -16,6 +16,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import NodeDetail
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
@@ -86,7 +87,7 @@ def ingested(
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
         service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     yield service, folder, report
     service.close()
 
@@ -133,7 +134,7 @@ def test_a_markdown_file_alone_is_titled_by_its_opening_heading_or_its_name(
     opening = files.write(tmp_path, {"a.md": "# Harbour report\n\nShips came in.\n"}) / "a.md"
     section = files.write(tmp_path, {"b.md": "Intro line.\n\n# Later heading\n\nMore.\n"}) / "b.md"
     level2 = files.write(tmp_path, {"c.md": "## Embed files\n\nText.\n"}) / "c.md"
-    report = service.ingest([opening, section, level2])
+    report = service.ingest(IngestRequest.of([opening, section, level2]))
     titles = {
         Path(o.path).name: service.get([o.document_id], scopes=ALL).nodes[0].node.title
         for o in report.files
@@ -168,7 +169,7 @@ def test_cairn_get_shows_aliases_and_merged_ids_apart(
         },
     )
     written = service.write("Note", "Lighthouse", "Lighthouse notes: see [[Harbour]].")
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     harbour = next(o for o in report.files if o.path.endswith("Harbour.md")).document_id
     out, _ = cli("get", harbour)
     assert "aliases: Port" in out
@@ -257,7 +258,7 @@ def test_a_stub_becomes_the_note_it_named_and_removed_links_leave(
             "Tools.md": "The spade hangs in the [[Beds]] shed.\n",
         },
     ).resolve()
-    first = service.ingest([folder])
+    first = service.ingest(IngestRequest.of([folder]))
     stub = next(
         e for e in _out_of(service, first, folder / "Beds.md") if e.other_title == "Greenhouse"
     )
@@ -265,7 +266,7 @@ def test_a_stub_becomes_the_note_it_named_and_removed_links_leave(
     # The note arrives later: the stub becomes it, keeping its edge from Beds.
     files.write(folder, {"Greenhouse.md": "Six raised beds under glass.\n"})
     files.write(folder, {"Beds.md": "Plant near the [[Greenhouse]].\n"})  # [[Compost heap]] gone
-    second = service.ingest([folder])
+    second = service.ingest(IngestRequest.of([folder]))
     greenhouse = next(o for o in second.files if o.path.endswith("Greenhouse.md")).document_id
     found = service.get([stub.other_id], scopes=ALL)
     assert found.nodes[0].node.id == greenhouse and found.nodes[0].requested_as == stub.other_id
@@ -306,7 +307,7 @@ def test_logseq_aliases_are_kept_on_the_page(service: MemoryService, tmp_path: P
             "journals/2024_05_01.md": "- Met the [[HM]] about berths.\n",
         },
     ).resolve()
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     page = next(o for o in report.files if o.path.endswith("Harbour master.md"))
     journal = next(o for o in report.files if o.path.endswith("2024_05_01.md"))
     node = service.get([page.document_id], scopes=ALL).nodes[0].node

@@ -21,6 +21,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.watching import WatchBatch, watch_problem
 from cairn.app.models import Node
 from cairn.app.service import MemoryService
@@ -106,14 +107,14 @@ def test_plain_ingest_follows_a_renamed_note(service: MemoryService, tmp_path: P
     folder = tmp_path / "notes"
     _write(folder / "kiln.md", "The kiln needs a new shelf before the [[Pottery fair]].\n")
     _write(folder / "pottery fair.md", "# Pottery fair\n\nStalls open at nine on Saturday.\n")
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     kept = _source(service, folder / "kiln.md")
     assert kept is not None
     document = str(kept["document_id"])
     links_before = service.traverse(document, scopes=ALL, depth=1, direction="out").edges
 
     (folder / "kiln.md").rename(folder / "archive-kiln.md")
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     moved = [f for f in report.files if f.state == "moved"]
     assert [(m.moved_from, m.path) for m in moved] == [
         (str(folder / "kiln.md"), str(folder / "archive-kiln.md"))
@@ -142,19 +143,19 @@ def test_a_file_moved_after_it_was_marked_missing_is_not_read_again(
 ) -> None:
     folder = tmp_path / "notes"
     _write(folder / "a" / "tide.txt", "High tide at the harbour is at six in the evening.\n")
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     document = _source(service, folder / "a" / "tide.txt")["document_id"]  # type: ignore[index]
     content = (folder / "a" / "tide.txt").read_bytes()
     (folder / "a" / "tide.txt").unlink()
-    assert service.ingest([folder]).removed == [str(folder / "a" / "tide.txt")]
+    assert service.ingest(IngestRequest.of([folder])).removed == [str(folder / "a" / "tide.txt")]
     (folder / "b").mkdir()
     (folder / "b" / "tide.txt").write_bytes(content)
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     assert [(f.state, f.document_id) for f in report.files] == [("moved", document)]
     # A second copy of the same bytes is a duplicate, not a second move.
     (folder / "c").mkdir()
     (folder / "c" / "tide.txt").write_bytes(content)
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     states = {f.path: f.state for f in report.files}
     assert states[str(folder / "c" / "tide.txt")] == "duplicate"
 
@@ -176,7 +177,9 @@ class Runs:
     def batch(self, batch: WatchBatch) -> None:
         report = None
         if self._run:
-            report = self._service.ingest(batch.folders, scope=batch.scope, changed=batch.changed)
+            report = self._service.ingest(
+                IngestRequest.of(batch.folders, scope=batch.scope, changed=batch.changed)
+            )
         with self._changed:
             self.batches.append(batch)
             if report is not None:
@@ -257,7 +260,7 @@ def test_a_burst_is_one_run(watched: tuple[MemoryService, Path, Runs]) -> None:
     batch = runs.batches[0]
     assert batch.folders == (str(folder),) and batch.changed is not None
     assert len(batch.changed) == 200
-    report = service.ingest(batch.folders, changed=batch.changed)
+    report = service.ingest(IngestRequest.of(batch.folders, changed=batch.changed))
     assert report.counts() == {"ingested": 200}
 
 

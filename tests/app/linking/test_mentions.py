@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.app.dedup.resolver import normalize
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.linking.mentions import MAX_CANDIDATES, Candidate, MentionMatcher, candidates
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
@@ -168,7 +169,7 @@ def test_ingested_passages_mention_known_and_new_entities(
             "d_launch.txt": "The Heron launch slipped to May because the sails were late.\n",
         },
     ).resolve()
-    report = service.ingest([folder])
+    report = service.ingest(IngestRequest.of([folder]))
     assert report.counts() == {"ingested": 4}
     documents = {Path(o.path).name: o.document_id for o in report.files}
 

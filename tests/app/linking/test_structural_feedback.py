@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.linking import feedback
 from cairn.app.service import MemoryService
 
@@ -260,7 +261,7 @@ def test_a_link_to_a_note_by_its_title_or_alias_reaches_that_note(
     (folder / "Ferry times.md").write_text(
         "---\naliases: [Timetable]\n---\nThe ferry leaves at 7:40.\n", encoding="utf-8"
     )
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     by_title = service.write("Note", "Trip", "Check [[ferry times]] before we go.")
     by_alias = service.write("Note", "Trip back", "The [[Timetable]] has a late boat.")
     for written in (by_title, by_alias):

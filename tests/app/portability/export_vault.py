@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app import ingest_files as files
 
@@ -73,7 +74,7 @@ def build(service: MemoryService, root: Path) -> Built:
             "Engines.md": "---\naliases: [Difference engine]\n---\nBabbage built them.\n",
         },
     )
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     service.watch_folder(folder)
     service.change_setting("entity_mode", "block")
     secret = service.write("Note", SECRET_TITLE, SECRET_BODY, scope="work", dedup=False).id

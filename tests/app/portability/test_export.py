@@ -21,6 +21,7 @@ import yaml
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.portability import jsonl_export
 from cairn.app.portability.destination import ExportFailed
 from cairn.app.portability.file_names import Names, safe_stem
@@ -319,7 +320,7 @@ def test_the_notes_ingest_reads_a_markdown_export_back_with_titles_and_links(
     assert "## Passages" in looms and "*lines 5–7 · Looms › Cards*" in looms
 
     with _new_vault(tmp_path / "read-back.cairn", embedder) as reader:
-        ingested = reader.ingest([folder])
+        ingested = reader.ingest(IngestRequest.of([folder]))
         assert not [o for o in ingested.files if o.error], ingested.files
         titles: dict[str, str] = {}
         for outcome in ingested.files:

@@ -20,6 +20,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app.ingestion.test_ingest_crash import _number_from_env
 from tests.conftest import PASSPHRASE
@@ -270,7 +271,7 @@ def large_vault(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedd
         (folder / f"Log {n}.md").write_text(f"# Log {n}\n\n{sections}\n", encoding="utf-8")
     vault = root / "large.cairn"
     with compose.create_vault(vault, PASSPHRASE, embedder=embedder) as service:
-        service.ingest([folder])
+        service.ingest(IngestRequest.of([folder]))
     return vault
 
 

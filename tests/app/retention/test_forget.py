@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cairn.app.errors import NodeNotFound
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app.retention.vault_pages import decrypted_pages
 
@@ -55,7 +56,7 @@ def test_a_forgotten_memory_leaves_no_trace_in_any_table(service: MemoryService)
 def test_forgetting_a_document_takes_its_passages(service: MemoryService, tmp_path: Path) -> None:
     note = tmp_path / "letter.md"
     note.write_text(f"# Letter\n\nDear friend, the {MARKER} arrived.\n", encoding="utf-8")
-    report = service.ingest([note])
+    report = service.ingest(IngestRequest.of([note]))
     document = report.files[0].document_id
     assert document is not None
     scopes = service.scopes()
@@ -63,7 +64,7 @@ def test_forgetting_a_document_takes_its_passages(service: MemoryService, tmp_pa
     assert result["forgotten"] == 1 + report.files[0].passages
     assert _holding(service, MARKER) == []
     assert service.sources() == []  # the file's row went too: adding it again reads it anew
-    assert service.ingest([note]).counts() == {"ingested": 1}
+    assert service.ingest(IngestRequest.of([note])).counts() == {"ingested": 1}
 
 
 def test_an_unknown_id_is_refused(service: MemoryService) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
 from cairn.storage import graph_rows
@@ -50,7 +51,7 @@ def test_the_passages_of_one_file_are_a_group_and_neighbours(
     ]
     note = tmp_path / "kiln-log.md"
     note.write_text("# Kiln log\n\n" + "\n\n".join(sections), encoding="utf-8")
-    report = service.ingest([note])
+    report = service.ingest(IngestRequest.of([note]))
     assert report.counts() == {"ingested": 1}
     found = service.list_memories(scopes=ALL, types=["Passage"], limit=50)
     passages = sorted(found, key=lambda node: node.recorded_at)

@@ -13,6 +13,7 @@ import pytest
 
 from cairn.app.cli import edit
 from cairn.app.errors import InvalidRequest
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.app.cli_runner import Cli
 
@@ -160,7 +161,7 @@ def test_an_edited_note_keeps_every_link_both_ways(service: MemoryService, tmp_p
         encoding="utf-8",
     )
     (folder / "Ferry times.md").write_text("The ferry leaves at 7:40.\n", encoding="utf-8")
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     [old] = [
         n
         for n in service.list_memories(scopes=ALL, types=["Document"], limit=50)

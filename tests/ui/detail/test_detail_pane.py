@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from cairn.app.ingestion.request import IngestRequest
 from cairn.ui.detail.actions import EditDialog, forget_warning
 from cairn.ui.detail.open_at import file_url, missing_file_text, plan_open
 from cairn.ui.detail.pane import DetailPane
@@ -149,7 +150,7 @@ def test_an_edited_ingested_note_keeps_its_links(
         "The old pier was built in 1884. See [[Ferry times]].\n", encoding="utf-8"
     )
     (folder / "Ferry times.md").write_text("The ferry leaves at 7:40.\n", encoding="utf-8")
-    service.ingest([folder])
+    service.ingest(IngestRequest.of([folder]))
     [note] = [
         n
         for n in service.list_memories(scopes=service.scopes(), types=["Document"])
@@ -259,7 +260,7 @@ def test_a_passage_opens_its_file_at_its_page(
     pdf.write_bytes(
         pdf_bytes([["Tide tables for the north harbour."], ["Spring tides peak in March."]])
     )
-    report = service.ingest([pdf])
+    report = service.ingest(IngestRequest.of([pdf]))
     assert not report.failed
     hits = service.search("spring tides march", scopes=service.scopes(), limit=5).results
     passage = next(hit for hit in hits if hit.type == "Passage")
