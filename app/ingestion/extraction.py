@@ -139,13 +139,13 @@ def _docx(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocu
 
 
 def _source(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import chat, source
+    from cairn.ingest import chat, code_file
 
     if Path(name).suffix.lower() == ".json":
         exported = chat.telegram_export(data, name)
         if exported is not None:
             return exported
-    return source.extract(data, name)
+    return code_file.extract(data, name)
 
 
 def _odt(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:

@@ -1,7 +1,8 @@
-"""Source code. Python is read through ``ast``: the module docstring, and each class and
-function as its own segment (its source lines, so the code itself is searchable, with its line
-range and its place, e.g. ``("Vault", "open")``). Other languages are read as text, paragraph by
-paragraph, with line ranges. Code that does not parse is kept as text, with a warning.
+"""Code files (source code). Python is read through ``ast``: the module docstring, and each
+class and function as its own segment (its source lines, so the code itself is searchable, with
+its line range and its place, e.g. ``("Vault", "open")``). Other languages are read as text,
+paragraph by paragraph, with line ranges. Code that does not parse is kept as text, with a
+warning.
 """
 
 from __future__ import annotations
