@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 from cairn.ingest import encoding, textfile
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
@@ -97,3 +98,21 @@ def _definitions(
         if text:
             yield Segment(text, Locator(heading=place, line_start=start, line_end=end))
         yield from _definitions(node.body, lines, place)
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+_READ = frozenset(
+    {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".rs", ".go",
+     ".rb", ".sh", ".sql", ".toml", ".yaml", ".yml", ".json", ".css", ".kt", ".swift", ".cs"}
+)  # fmt: skip
+CODE = Format(
+    name="code",
+    label="code",
+    suffixes=_READ,
+    media_types=frozenset(f"text/x-{LANGUAGES[suffix]}" for suffix in _READ & LANGUAGES.keys())
+    | {"application/json", "application/toml", "application/yaml", "text/css"},
+    read=_read,
+)

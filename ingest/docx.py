@@ -22,6 +22,7 @@ from xml.etree import ElementTree
 
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 from cairn.ingest.zip_parts import Package, attr, local
 
 _T = TypeVar("_T")
@@ -197,3 +198,16 @@ def _first_heading(segments: list[Segment]) -> str | None:
         if segment.locator.heading:
             return segment.locator.heading[0]
     return None
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+DOCX = Format(
+    name="docx",
+    label="Word",
+    suffixes=frozenset({".docx"}),
+    media_types=frozenset({MEDIA_TYPE}),
+    read=_read,
+)
