@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from cairn.ingest.audio import WhisperSettings
     from cairn.ingest.ocr import OcrSettings
 
-# A file's bytes and the name it is known by -> its document; None: another format reads it.
+# A file's bytes and the name it is known by -> its document; None: it is not read.
 ReadFile = Callable[[bytes, str], ExtractedDocument | None]
 
 
