@@ -165,7 +165,7 @@ def transcription(root: Path) -> dict[str, Any]:
     settings = audio.WhisperSettings(data_dir=root / "whisper-data")
     _, join_s = _timed(audio.model_dir, settings)  # joins the two halves, verified
     _, load_s = _timed(audio.load_model, settings)
-    paths = sorted(p for p in AUDIO.rglob("*") if p.suffix.lower() in audio.EXTENSIONS)
+    paths = sorted(p for p in AUDIO.rglob("*") if p.suffix.lower() in audio.AUDIO.suffixes)
     if not paths:
         raise FileNotFoundError(f"no recordings in {AUDIO}")
     warmup = WARMUP_AUDIO if WARMUP_AUDIO in paths else paths[0]

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cairn.ingest.audio_windows import MIN_WINDOW_S, Recording, Window
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 from cairn.ingest.whisper_model import TranscriptionUnavailable, bundled_model_dir, check_model_dir
 
 if TYPE_CHECKING:
@@ -69,7 +70,6 @@ MEDIA_TYPES = {
     ".mp4": "video/mp4", ".m4v": "video/mp4", ".mkv": "video/x-matroska", ".webm": "video/webm",
     ".mov": "video/quicktime", ".avi": "video/x-msvideo",
 }  # fmt: skip
-EXTENSIONS = frozenset(MEDIA_TYPES)
 FALLBACK_MEDIA_TYPE = "application/octet-stream"
 
 
@@ -287,3 +287,22 @@ def _segments(found: Any, window: Window) -> list[Segment]:
             )
         )
     return segments
+
+
+def _read(source: bytes | BinaryIO, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(source, name, reading.whisper() if reading.whisper else WhisperSettings())
+
+
+_READ = (
+    ".mp3", ".wav", ".flac", ".m4a", ".ogg", ".oga", ".opus", ".aac",  # sound
+    ".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v",  # video: its sound track
+)  # fmt: skip
+# Decoded a window at a time from the open file: a day's recording runs to gigabytes.
+AUDIO = Format(
+    name="audio",
+    label="recording",
+    suffixes=frozenset(_READ),
+    media_types=frozenset(MEDIA_TYPES[suffix] for suffix in _READ),
+    read=_read,
+    read_stream=_read,
+)

@@ -39,6 +39,7 @@ from typing import Any
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
 from cairn.ingest.encoding import decode
+from cairn.ingest.formats import Format, Reading
 
 WHATSAPP_TYPE = "text/x-whatsapp-chat"
 TELEGRAM_TYPE = "application/x-telegram-chat"
@@ -319,3 +320,30 @@ def conversation(
         metadata=metadata,
         people=tuple(people.values()),
     )
+
+
+def _read_whatsapp(data: bytes, name: str, reading: Reading) -> ExtractedDocument | None:
+    return extract_whatsapp(data, name) if is_whatsapp(data) else None
+
+
+def _read_telegram(data: bytes, name: str, reading: Reading) -> ExtractedDocument | None:
+    return telegram_export(data, name)
+
+
+# Told by what they hold from the text files and the JSON they share their suffix with.
+WHATSAPP = Format(
+    name="whatsapp",
+    label="WhatsApp chat",
+    suffixes=frozenset({".txt"}),
+    media_types=frozenset({WHATSAPP_TYPE}),
+    read=_read_whatsapp,
+    by_content=True,
+)
+TELEGRAM = Format(
+    name="telegram",
+    label="Telegram chat",
+    suffixes=frozenset({".json"}),
+    media_types=frozenset({TELEGRAM_TYPE}),
+    read=_read_telegram,
+    by_content=True,
+)

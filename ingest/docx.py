@@ -4,32 +4,27 @@ Read: paragraphs (list items marked with "- "), headings by paragraph style, tab
 ("cell | cell"), text boxes, footnotes, endnotes and comments; deleted (tracked) text is not.
 Both OOXML dialects (transitional and ISO 29500 strict) are read, by matching local names.
 
-The XML is parsed with defusedxml (no entity declarations, no external references). A zip can
-claim any size: each part is read only up to ``MAX_PART_BYTES`` and the archive only
-up to ``MAX_TOTAL_BYTES`` uncompressed, so a zip bomb fails that file with a message instead of
-filling memory. A part nested deeper than the walks here recurse fails the file too, saying how
-deep (``failures``).
+The package is read by ``zip_parts.Package``: XML through defusedxml (no entity declarations,
+no external references), each part only up to ``zip_parts.MAX_PART_BYTES`` and the archive only
+up to ``zip_parts.MAX_TOTAL_BYTES`` uncompressed, every part counted, so a zip bomb fails that
+file with a message instead of filling memory, and a damaged part fails it with the part's
+name. A part nested deeper than the walks here recurse fails the file too, saying how deep
+(``failures``).
 """
 
 from __future__ import annotations
 
 import functools
-import io
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import PurePath
 from typing import TypeVar
 from xml.etree import ElementTree
 
-from defusedxml import ElementTree as SafeElementTree
-from defusedxml.common import DefusedXmlException
-
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.zip_parts import DAMAGED, attr, local
+from cairn.ingest.formats import Format, Reading
+from cairn.ingest.zip_parts import Package, attr, local
 
-MAX_PART_BYTES = 64 * 1024 * 1024
-MAX_TOTAL_BYTES = 256 * 1024 * 1024
 _T = TypeVar("_T")
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 # Parts with notes beside the body, and the heading their text is filed under.
@@ -41,27 +36,25 @@ NOTE_PARTS = (
 
 
 def extract(data: bytes, name: str) -> ExtractedDocument:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except DAMAGED:
-        raise ExtractionError(
+    with Package(
+        data,
+        name,
+        "Word document",
+        "if it opens in Word or LibreOffice, save it again and add it",
+        unopened=(
             f"{name} is not a readable Word document (it may be damaged, or an old .doc file: "
             "save it as .docx and add it again)."
-        ) from None
-    with archive:
-        claimed = sum(info.file_size for info in archive.infolist())
-        if claimed > MAX_TOTAL_BYTES:
-            raise ExtractionError(
-                f"{name} would unpack to {claimed / 2**20:,.0f} MB, more than a document holds: "
-                "it is damaged or built to fill the memory, and was not opened."
-            )
-        body = _part(archive, "word/document.xml", name)
+        ),
+        # Every part counts towards the total here, pictures and embedded files too.
+        every_part_counts=True,
+    ) as package:
+        body = package.xml("word/document.xml")
         if body is None:
             raise ExtractionError(f"{name} has no document text part: it is not a Word document.")
         segments = _walked(name, "word/document.xml", body, _body_segments)
-        title = _core_title(archive, name) or _first_heading(segments) or PurePath(name).stem
+        title = _core_title(package) or _first_heading(segments) or PurePath(name).stem
         for part, kind, heading in NOTE_PARTS:
-            notes = _part(archive, part, name)
+            notes = package.xml(part)
             if notes is not None:
                 texts = _walked(name, part, notes, functools.partial(_notes, kind=kind))
                 segments += [Segment(text, Locator(heading=(heading,))) for text in texts]
@@ -85,37 +78,6 @@ def _walked(
             f"elements inside each other in its part {part}",
             "Open it in Word or LibreOffice and save it again, or leave it out.",
         ) from None
-
-
-def _part(archive: zipfile.ZipFile, part: str, name: str) -> ElementTree.Element | None:
-    try:
-        info = archive.getinfo(part)
-    except KeyError:
-        return None
-    if info.file_size > MAX_PART_BYTES:
-        raise ExtractionError(f"{name}: its part {part} is too large to be a document's text.")
-    try:
-        with archive.open(info) as stream:
-            raw = stream.read(MAX_PART_BYTES + 1)
-    except DAMAGED as exc:
-        raise ExtractionError(
-            f"{name} is damaged ({part}: {exc}). If it opens in Word or LibreOffice, save it "
-            "again and add it."
-        ) from None
-    if len(raw) > MAX_PART_BYTES:  # the size in the zip's directory was a lie
-        raise ExtractionError(f"{name}: its part {part} is too large to be a document's text.")
-    try:
-        # defusedxml: a document's XML may not declare entities (the "billion laughs") or
-        # reach for external files.
-        root: ElementTree.Element = SafeElementTree.fromstring(raw)
-    except ElementTree.ParseError as exc:
-        raise ExtractionError(f"{name} is damaged ({part}: {exc}).") from None
-    except DefusedXmlException:
-        raise ExtractionError(
-            f"{name}: its part {part} declares XML entities, which a Word document never does; "
-            "it was not opened."
-        ) from None
-    return root
 
 
 def _body_segments(root: ElementTree.Element) -> Iterator[Segment]:
@@ -221,8 +183,8 @@ def _notes(root: ElementTree.Element, kind: str) -> Iterator[str]:
             yield text
 
 
-def _core_title(archive: zipfile.ZipFile, name: str) -> str | None:
-    core = _part(archive, "docProps/core.xml", name)
+def _core_title(package: Package) -> str | None:
+    core = package.xml("docProps/core.xml")
     if core is None:
         return None
     for element in core:
@@ -236,3 +198,16 @@ def _first_heading(segments: list[Segment]) -> str | None:
         if segment.locator.heading:
             return segment.locator.heading[0]
     return None
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+DOCX = Format(
+    name="docx",
+    label="Word",
+    suffixes=frozenset({".docx"}),
+    media_types=frozenset({MEDIA_TYPE}),
+    read=_read,
+)

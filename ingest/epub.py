@@ -23,6 +23,7 @@ from xml.etree import ElementTree
 
 from cairn.ingest import failures, html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
 MEDIA_TYPE = "application/epub+zip"
@@ -211,3 +212,16 @@ def _metadata(opf: ElementTree.Element) -> dict[str, str]:
         if key and value and key not in found:
             found[key] = value
     return found
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+EPUB = Format(
+    name="epub",
+    label="EPUB",
+    suffixes=frozenset({".epub"}),
+    media_types=frozenset({MEDIA_TYPE}),
+    read=_read,
+)

@@ -15,6 +15,7 @@ from pathlib import PurePath
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.encoding import decode
+from cairn.ingest.formats import Format, Reading
 
 SKIPPED = frozenset(
     {"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside",
@@ -127,3 +128,16 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         or PurePath(name).stem
     )
     return ExtractedDocument(title=title, media_type=MEDIA_TYPE, segments=segments)
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+HTML = Format(
+    name="html",
+    label="web page",
+    suffixes=frozenset({".html", ".htm", ".xhtml"}),
+    media_types=frozenset({MEDIA_TYPE, "application/xhtml+xml"}),
+    read=_read,
+)

@@ -18,6 +18,7 @@ from typing import Any
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 from cairn.ingest.ocr import MAX_PIXELS, OcrSettings, PageText, Tesseract, summarise, too_large
 
 # The formats read, by Pillow's names; nothing else is tried (EPS, say, would run Ghostscript).
@@ -118,3 +119,16 @@ def _damaged(name: str, exc: Exception) -> ExtractionError:
         f"{name} is damaged or cut short ({exc}), so its picture cannot be read. Open it in an "
         "image viewer and save a fresh copy, or find the original, and add that."
     )
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name, reading.ocr() if reading.ocr else None)
+
+
+IMAGE = Format(
+    name="image",
+    label="picture",
+    suffixes=frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}),
+    media_types=frozenset(MEDIA_TYPES.values()),
+    read=_read,
+)

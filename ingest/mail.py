@@ -29,6 +29,7 @@ from typing import BinaryIO
 
 from cairn.ingest import failures, html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 
 MESSAGE_TYPE = "message/rfc822"
 MBOX_TYPE = "application/mbox"
@@ -407,3 +408,29 @@ def _under(segment: Segment, heading: tuple[str, ...]) -> Segment:
         segment.text,
         Locator(page=located.page, heading=(*heading, *located.heading), message=located.message),
     )
+
+
+def _read_message(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract_message(data, name, reading.attachment)
+
+
+def _read_mailbox(source: bytes | BinaryIO, name: str, reading: Reading) -> ExtractedDocument:
+    return extract_mailbox(source, name, reading.attachment)
+
+
+MESSAGE = Format(
+    name="email",
+    label="e-mail",
+    suffixes=frozenset({".eml"}),
+    media_types=frozenset({MESSAGE_TYPE}),
+    read=_read_message,
+)
+# Read message by message from the open file: mailboxes run to gigabytes.
+MAILBOX = Format(
+    name="mailbox",
+    label="e-mail",
+    suffixes=frozenset({".mbox"}),
+    media_types=frozenset({MBOX_TYPE}),
+    read=_read_mailbox,
+    read_stream=_read_mailbox,
+)

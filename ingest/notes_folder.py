@@ -1,10 +1,11 @@
-"""A whole Obsidian, Logseq or Foam (plain Markdown) vault: which files are its notes, the
-name each note answers to, and which note each ``[[link]]`` means. Plain data; no database.
+"""A whole Obsidian, Logseq or Foam (plain Markdown) notes folder (what Obsidian calls a
+vault; a ``NotesFolder`` here, never the encrypted ``storage`` one): which files are its notes,
+the name each note answers to, and which note each ``[[link]]`` means. Plain data; no database.
 
 The app ingests each note with ``textfile.extract`` and asks ``link_edges`` which notes each
 one links to (an edge) and which names no note answers to (a stub topic). Names match case-
 insensitively after Unicode NFC normalisation and whitespace folding; a "#heading", "^block" or
-"|label" part is ignored. Which note a name means depends on the kind of vault:
+"|label" part is ignored. Which note a name means depends on the kind of folder:
 
 - Logseq: a page is named by its ``title::`` property, else by its file name, where "___" is
   "/" and "%3F"-style escapes are decoded; a journal ``journals/2021_04_01.md`` is the page
@@ -15,7 +16,7 @@ insensitively after Unicode NFC normalisation and whitespace folding; a "#headin
   read); files in ``logseq/`` and in the config's ``:hidden`` list are not notes.
 - Obsidian and Foam: a note is named by its file stem and its path. A link is tried, in order,
   (1) as a path from the linking note's folder ("./x", "../x", "sub/x", or a bare name in the
-  same folder), (2) as a path from the vault root ("/x" too), (3) against every note whose
+  same folder), (2) as a path from the folder root ("/x" too), (3) against every note whose
   path ends with it (a bare stem, or "folder/Note"): when several do, the one with the fewest
   folders wins, then the first path in sort order, (4) against front matter ``aliases``.
   A ".md" suffix is optional. Tags are not links in these tools.
@@ -57,9 +58,9 @@ _DEFAULT_JOURNAL_TITLE = "MMM do, yyyy"
 
 
 @dataclass(frozen=True)
-class VaultNote:
-    path: Path  # relative to the vault root, as on disk
-    name: str  # the page name the vault knows it by
+class FolderNote:
+    path: Path  # relative to the folder root, as on disk
+    name: str  # the page name the folder knows it by
     aliases: tuple[str, ...] = ()
 
 
@@ -83,7 +84,7 @@ class LinkPlan:
 
     @property
     def unresolved(self) -> tuple[str, ...]:
-        """Every name no note answers to, once per vault (first spelling seen)."""
+        """Every name no note answers to, once per folder (first spelling seen)."""
         seen: dict[str, str] = {}
         for name in (name for links in self.notes for name in links.unresolved):
             seen.setdefault(_key(name), name)
@@ -91,19 +92,19 @@ class LinkPlan:
 
 
 @dataclass(frozen=True)
-class Vault:
+class NotesFolder:
     root: Path
     kind: str
-    notes: tuple[VaultNote, ...]
+    notes: tuple[FolderNote, ...]
     files: tuple[Path, ...] = ()  # its other files (pictures, recordings, PDFs...), relative
-    _names: dict[str, list[VaultNote]] = field(init=False, repr=False, compare=False)
-    _paths: dict[str, VaultNote] = field(init=False, repr=False, compare=False)
-    _aliases: dict[str, list[VaultNote]] = field(init=False, repr=False, compare=False)
+    _names: dict[str, list[FolderNote]] = field(init=False, repr=False, compare=False)
+    _paths: dict[str, FolderNote] = field(init=False, repr=False, compare=False)
+    _aliases: dict[str, list[FolderNote]] = field(init=False, repr=False, compare=False)
     _files: dict[str, list[Path]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        names: dict[str, list[VaultNote]] = {}
-        aliases: dict[str, list[VaultNote]] = {}
+        names: dict[str, list[FolderNote]] = {}
+        aliases: dict[str, list[FolderNote]] = {}
         for note in self.notes:
             names.setdefault(_key(note.name), []).append(note)
             for alias in note.aliases:
@@ -117,7 +118,7 @@ class Vault:
         object.__setattr__(self, "_aliases", aliases)
         object.__setattr__(self, "_paths", paths)
 
-    def resolve(self, link: str, source: Path | None = None) -> VaultNote | None:
+    def resolve(self, link: str, source: Path | None = None) -> FolderNote | None:
         """The note ``link`` means when written in ``source`` (rules in the module docstring)."""
         name = " ".join(re.split(r"[|#]", link, maxsplit=1)[0].rstrip("\\").split())
         if not name:
@@ -141,7 +142,7 @@ class Vault:
 
     def resolve_file(self, link: str, source: Path | None = None) -> Path | None:
         """The file (not a note) ``link`` names when written in ``source``: a path from the
-        note's folder, then from the vault root, then the file of that name with the fewest
+        note's folder, then from the folder root, then the file of that name with the fewest
         folders (as Obsidian finds attachments, wherever its settings put them)."""
         name = " ".join(link.split("|", 1)[0].rstrip("\\").split())
         if not name:
@@ -180,8 +181,8 @@ def detect(folder: Path) -> str | None:
     return None
 
 
-def open_vault(folder: Path, kind: str | None = None) -> Vault:
-    """The notes of a vault folder, each named as its tool names it (``kind`` if given, else
+def open_folder(folder: Path, kind: str | None = None) -> NotesFolder:
+    """The notes of a notes folder, each named as its tool names it (``kind`` if given, else
     what ``detect`` says; a folder of Markdown files without links is read as Markdown)."""
     kind = kind or detect(folder) or MARKDOWN
     naming = Naming.of(folder, kind)
@@ -193,10 +194,10 @@ def open_vault(folder: Path, kind: str | None = None) -> Vault:
             )
         except (OSError, ExtractionError):
             doc = None  # an empty or unreadable note is still a name to link to
-        notes.append(VaultNote(path, naming.name(path, doc), naming.aliases(path, doc)))
+        notes.append(FolderNote(path, naming.name(path, doc), naming.aliases(path, doc)))
     notes_at = {note.path for note in notes}
     files = tuple(p for p in _files(folder, kind) if p not in notes_at)
-    return Vault(folder, kind, tuple(notes), files)
+    return NotesFolder(folder, kind, tuple(notes), files)
 
 
 @dataclass(frozen=True)
@@ -265,37 +266,37 @@ def _org_keywords(doc: ExtractedDocument) -> dict[str, str]:
     return {k.lower(): v for k, v in _ORG_KEYWORD.findall(doc.segments[0].text)}
 
 
-def link_edges(vault: Vault, documents: Mapping[Path, ExtractedDocument]) -> LinkPlan:
-    """For each note with an extracted document (keyed by ``VaultNote.path``): the notes its
-    links name and the names no note answers to. In a Logseq vault, tags count as links."""
+def link_edges(folder: NotesFolder, documents: Mapping[Path, ExtractedDocument]) -> LinkPlan:
+    """For each note with an extracted document (keyed by ``FolderNote.path``): the notes its
+    links name and the names no note answers to. In a Logseq folder, tags count as links."""
     plan = []
-    for note in vault.notes:
+    for note in folder.notes:
         doc = documents.get(note.path)
         if doc is None:
             continue
-        names: Iterable[str] = doc.links + doc.tags if vault.kind == LOGSEQ else doc.links
+        names: Iterable[str] = doc.links + doc.tags if folder.kind == LOGSEQ else doc.links
         targets: dict[Path, None] = {}
         unresolved: dict[str, str] = {}
         files: dict[Path, None] = {}
         for name in names:
-            target = vault.resolve(name, note.path)
+            target = folder.resolve(name, note.path)
             if target is not None:
                 if target.path != note.path:
                     targets.setdefault(target.path, None)
                 continue
-            file = vault.resolve_file(name, note.path)  # [[data.csv]]: a file, not a note
+            file = folder.resolve_file(name, note.path)  # [[data.csv]]: a file, not a note
             if file is not None:
                 files.setdefault(file, None)
             else:
                 unresolved.setdefault(_key(name), name)
         for name in doc.attachments:
             # A picture or recording that is not there is no subject to make a stub of.
-            file = vault.resolve_file(name, note.path)
+            file = folder.resolve_file(name, note.path)
             if file is not None:
                 files.setdefault(file, None)
         anchors: dict[tuple[Path, str], None] = {}
         for name, heading in doc.anchors:
-            target = vault.resolve(name, note.path)
+            target = folder.resolve(name, note.path)
             if target is not None:
                 anchors.setdefault((target.path, heading), None)
         plan.append(
@@ -307,7 +308,7 @@ def link_edges(vault: Vault, documents: Mapping[Path, ExtractedDocument]) -> Lin
 
 
 def _note_files(root: Path, kind: str, hidden: Iterable[str] = ()) -> Iterator[Path]:
-    """The vault's note files, folder by folder in name order, outside hidden folders."""
+    """The folder's note files, folder by folder in name order, outside hidden folders."""
     suffixes = textfile.MARKDOWN_SUFFIXES | ({".org"} if kind == LOGSEQ else set())
     hidden = [entry.strip("/") for entry in hidden]
     for path in _files(root, kind):
@@ -319,7 +320,7 @@ def _note_files(root: Path, kind: str, hidden: Iterable[str] = ()) -> Iterator[P
 
 
 def _files(root: Path, kind: str) -> Iterator[Path]:
-    """Every file of the vault outside hidden folders (and Logseq's own ``logseq/``)."""
+    """Every file of the folder outside hidden folders (and Logseq's own ``logseq/``)."""
     for folder, dirs, names in os.walk(root):
         here = Path(folder).relative_to(root)
         dirs[:] = sorted(
@@ -357,7 +358,7 @@ def _edn_strings(config: str, key: str) -> list[str]:
     return re.findall(r'"([^"]*)"', vector.group(1)) if vector else []
 
 
-def _ends_with(note: VaultNote, key: str) -> bool:
+def _ends_with(note: FolderNote, key: str) -> bool:
     path = _key(_without_suffix(note.path.as_posix()))
     return path == key or path.endswith("/" + key)
 

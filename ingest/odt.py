@@ -20,6 +20,7 @@ from xml.etree import ElementTree
 
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
 MEDIA_TYPE = "application/vnd.oasis.opendocument.text"
@@ -173,3 +174,16 @@ def _metadata(meta: ElementTree.Element | None) -> dict[str, str]:
         if key and value and key not in found:
             found[key] = value
     return found
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+ODT = Format(
+    name="odt",
+    label="OpenDocument",
+    suffixes=frozenset({".odt"}),
+    media_types=frozenset({MEDIA_TYPE}),
+    read=_read,
+)

@@ -27,7 +27,8 @@ from pypdf.errors import LimitReachedError
 
 from cairn.ingest import failures, pdf_pages
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.ocr import PageText, summarise
+from cairn.ingest.formats import Format, Reading
+from cairn.ingest.ocr import PageText, pdf_page_ocr, summarise
 from cairn.ingest.pdf_images import PDF_DAMAGED
 from cairn.ingest.placeholder_titles import document_title
 
@@ -205,3 +206,17 @@ def _ranges(numbers: list[int]) -> str:
         if number is not None:
             start = prev = number
     return ", ".join(spans)
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    # Without OCR settings (an e-mail's attachment), a PDF's text layer only.
+    return extract(data, name, ocr_page=pdf_page_ocr(reading.ocr()) if reading.ocr else None)
+
+
+PDF = Format(
+    name="pdf",
+    label="PDF",
+    suffixes=frozenset({".pdf"}),
+    media_types=frozenset({MEDIA_TYPE}),
+    read=_read,
+)

@@ -36,6 +36,7 @@ import yaml
 
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
 from cairn.ingest.encoding import decode
+from cairn.ingest.formats import Format, Reading
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")
@@ -326,3 +327,16 @@ def _plain(value: Any, values: list[int], depth: int = 2) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     return str(value)
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+TEXT = Format(
+    name="text",
+    label="text",
+    suffixes=MARKDOWN_SUFFIXES | {".txt", ".text", ".rst", ".org"},
+    media_types=frozenset({"text/plain", "text/markdown"}),
+    read=_read,
+)

@@ -1,4 +1,4 @@
-"""Reading the parts of a zip-packaged document (EPUB, OpenDocument) within bounds.
+"""Reading the parts of a zip-packaged document (Word, EPUB, OpenDocument) within bounds.
 
 A zip can claim any size and a part any length: the archive is refused when its directory
 claims more than ``MAX_TOTAL_BYTES`` of markup unpacked, and each part is read only up to
@@ -73,9 +73,21 @@ def attr(element: ElementTree.Element, name: str) -> str | None:
 
 class Package:
     """An open zip whose parts are read as bytes or XML; ``what`` names the kind of document
-    in messages ("an EPUB book")."""
+    in messages ("EPUB book") and ``fix`` what to do about a damaged one. ``unopened`` is the
+    sentence for a file that is not a zip at all, when the kind has more to say than that it may
+    be damaged (an old .doc is not a .docx); ``every_part_counts`` counts pictures and the like
+    towards the total too, not only the markup that is read."""
 
-    def __init__(self, data: bytes, name: str, what: str, fix: str) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        name: str,
+        what: str,
+        fix: str,
+        *,
+        unopened: str | None = None,
+        every_part_counts: bool = False,
+    ) -> None:
         self.name = name
         self.what = what
         self.fix = fix
@@ -83,12 +95,12 @@ class Package:
             self._zip = zipfile.ZipFile(io.BytesIO(data))
         except DAMAGED:
             raise ExtractionError(
-                f"{name} is not a readable {what} (it may be damaged: {fix})."
+                unopened or f"{name} is not a readable {what} (it may be damaged: {fix})."
             ) from None
         claimed = sum(
             info.file_size
             for info in self._zip.infolist()
-            if info.filename.lower().endswith(MARKUP_SUFFIXES)
+            if every_part_counts or info.filename.lower().endswith(MARKUP_SUFFIXES)
         )
         if claimed > MAX_TOTAL_BYTES:
             self._zip.close()
@@ -137,7 +149,7 @@ class Package:
             raise ExtractionError(f"{self.name} is damaged ({part}: {exc}): {self.fix}.") from None
         except DefusedXmlException:
             raise ExtractionError(
-                f"{self.name}: its part {part} declares XML entities, which {self.what} "
-                "never needs; it was not opened."
+                f"{self.name}: its part {part} declares XML entities, which no {self.what} "
+                "needs; it was not opened."
             ) from None
         return root

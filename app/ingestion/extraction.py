@@ -1,9 +1,10 @@
 """Which extractor reads a file, and a worker process that runs it within a budget.
 
-Extractors are plain functions in ``ingest/``. Here a file's suffix picks one, and the worker
-runs it in a child process: a file that hangs a parser or balloons in memory (a crafted PDF, an
-enormous scan) is stopped by ending that process, and the app, the vault and the rest of the
-batch carry on. The budget is per file: time grows with the file's size (a two-hour recording
+Extractors are plain functions in ``ingest/``, each beside the ``Format`` that says which files
+it reads. Here a file's suffix picks one from their registry (``ingest/formats.py``), and the
+worker runs it in a child process: a file that hangs a parser or balloons in memory (a crafted
+PDF, an enormous scan) is stopped by ending that process, and the app, the vault and the rest
+of the batch carry on. The budget is per file: time grows with the file's size (a two-hour recording
 takes longer than a memo), memory is the worker's resident size, read from ``/proc`` where the
 platform has it (elsewhere only the time budget applies). Text travels between the processes
 through a pipe, never through a file. Recordings are not read whole: the transcriber streams
@@ -20,6 +21,7 @@ running and nothing printed.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import signal
@@ -29,50 +31,37 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from cairn.app.upkeep import diagnostic_log, process_privacy
-from cairn.ingest import failures, lifetime
+from cairn.ingest import failures, formats, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
+from cairn.ingest.formats import Format, Reading
 
-TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".mdown", ".mkd", ".rst", ".org"})
-HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"})
-AUDIO_SUFFIXES = frozenset({".mp3", ".wav", ".flac", ".m4a", ".ogg", ".oga", ".opus", ".aac"})
-VIDEO_SUFFIXES = frozenset({".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v"})
-SOURCE_SUFFIXES = frozenset(
-    {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".rs", ".go",
-     ".rb", ".sh", ".sql", ".toml", ".yaml", ".yml", ".json", ".css", ".kt", ".swift", ".cs"}
-)  # fmt: skip
-KINDS: dict[str, frozenset[str]] = {
-    "text": TEXT_SUFFIXES,
-    "html": HTML_SUFFIXES,
-    "docx": frozenset({".docx"}),
-    "odt": frozenset({".odt"}),
-    "epub": frozenset({".epub"}),
-    "email": frozenset({".eml", ".mbox"}),
-    "pdf": frozenset({".pdf"}),
-    "image": IMAGE_SUFFIXES,
-    "audio": AUDIO_SUFFIXES | VIDEO_SUFFIXES,
-    "source": SOURCE_SUFFIXES,
-}
-# Seconds of work allowed per MiB of file, on top of BASE_SECONDS. Transcription runs at about
-# a third of real time here and a minute of compressed audio is about a MiB; OCR of a scanned
-# page takes a few seconds and a page is a few hundred KiB.
+if TYPE_CHECKING:
+    from cairn.ingest.audio import WhisperSettings
+    from cairn.ingest.ocr import OcrSettings
+
+# Seconds of work allowed per MiB of file, on top of BASE_SECONDS, by the format's name.
+# Transcription runs at about a third of real time here and a minute of compressed audio is
+# about a MiB; OCR of a scanned page takes a few seconds and a page is a few hundred KiB.
 BASE_SECONDS = 120.0
-SECONDS_PER_MIB = {"audio": 60.0, "image": 60.0, "pdf": 30.0, "email": 30.0}
+SECONDS_PER_MIB = {"audio": 60.0, "image": 60.0, "pdf": 30.0, "email": 30.0, "mailbox": 30.0}
 DEFAULT_SECONDS_PER_MIB = 10.0
 DEFAULT_MEMORY_MIB = 3072
 POLL_SECONDS = 0.05
 
 
+def format_of(path: Path) -> Format | None:
+    """The format that reads ``path``, by its suffix; None: Cairn does not read it."""
+    return formats.registry().by_name(path.name)
+
+
 def kind_of(path: Path) -> str | None:
-    suffix = path.suffix.lower()
-    for kind, suffixes in KINDS.items():
-        if suffix in suffixes:
-            return kind
-    return None
+    """The name of the format that reads ``path`` ("pdf"), or None."""
+    format_ = format_of(path)
+    return format_.name if format_ is not None else None
 
 
 def source_path(source: str) -> Path:
@@ -99,121 +88,40 @@ class ExtractionSettings:
 
 def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
     """Read ``path`` with the extractor for its type (in this process)."""
-    kind = kind_of(path)
+    format_ = format_of(path)
     name = readable(path.name)  # extractors title and name files with it: text, never bytes
-    if kind is None:
+    if format_ is None:
         raise ExtractionError(
             f"Cairn does not read {path.suffix or 'extension-less'} files yet: "
             "convert it to PDF, text or an image and add that."
         )
+    registry = formats.registry()
+    reading = Reading(
+        ocr=functools.partial(_ocr_settings, settings),
+        whisper=functools.partial(_whisper_settings, settings),
+        attachment=_read_attachment,
+    )
     try:
-        if path.suffix.lower() == ".mbox":  # read message by message: mailboxes run to GBs
+        if format_.read_stream is not None:  # recordings and mailboxes: read as they stream
             with path.open("rb") as stream:
-                return _mailbox(stream, name, settings)
-        if kind == "audio":  # decoded a window at a time: a day's recording runs to GBs too
-            with path.open("rb") as stream:
-                return _audio(stream, name, settings)
+                return registry.read_stream(format_, stream, name, reading)
         data = path.read_bytes()
     except OSError as exc:
         raise ExtractionError(f"{name} could not be read ({exc.strerror}).") from None
-    return _EXTRACTORS[kind](data, name, settings)
-
-
-def _text(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import chat, textfile
-
-    if Path(name).suffix.lower() == ".txt" and chat.is_whatsapp(data):
-        return chat.extract_whatsapp(data, name)
-    return textfile.extract(data, name)
-
-
-def _html(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import html
-
-    return html.extract(data, name)
-
-
-def _docx(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import docx
-
-    return docx.extract(data, name)
-
-
-def _source(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import chat, source
-
-    if Path(name).suffix.lower() == ".json":
-        exported = chat.telegram_export(data, name)
-        if exported is not None:
-            return exported
-    return source.extract(data, name)
-
-
-def _odt(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import odt
-
-    return odt.extract(data, name)
-
-
-def _epub(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import epub
-
-    return epub.extract(data, name)
-
-
-def _email(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import mail
-
-    if Path(name).suffix.lower() == ".mbox":
-        return _mailbox(data, name, settings)
-    return mail.extract_message(data, name, _attachment_reader(settings))
-
-
-def _mailbox(
-    source: bytes | BinaryIO, name: str, settings: ExtractionSettings
-) -> ExtractedDocument:
-    from cairn.ingest import mail
-
-    return mail.extract_mailbox(source, name, _attachment_reader(settings))
+    return registry.read(format_, data, name, reading)
 
 
 # What an e-mail's attachments are read as. Pictures and recordings are left out: OCR and
-# transcription of every photo in a mailbox would spend the whole file's time budget.
-ATTACHMENT_KINDS = frozenset({"text", "html", "docx", "odt", "epub", "pdf", "source"})
+# transcription of every photo in a mailbox would spend the whole file's time budget; and a
+# PDF keeps its text layer only (no OCR settings in its ``Reading``).
+ATTACHMENT_KINDS = frozenset({"text", "html", "docx", "odt", "epub", "pdf", "code"})
 
 
-def _attachment_reader(
-    settings: ExtractionSettings,
-) -> Callable[[bytes, str], ExtractedDocument | None]:
-    def read(data: bytes, name: str) -> ExtractedDocument | None:
-        kind = kind_of(Path(name))
-        if kind not in ATTACHMENT_KINDS:
-            return None
-        if kind == "pdf":  # its text layer only: see ATTACHMENT_KINDS
-            from cairn.ingest import pdf
-
-            return pdf.extract(data, name)
-        return _EXTRACTORS[kind](data, name, settings)
-
-    return read
-
-
-def _pdf(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import ocr, pdf
-
-    return pdf.extract(data, name, ocr_page=ocr.pdf_page_ocr(_ocr_settings(settings)))
-
-
-def _image(data: bytes, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import image
-
-    return image.extract(data, name, _ocr_settings(settings))
-
-
-def _audio(source: bytes | BinaryIO, name: str, settings: ExtractionSettings) -> ExtractedDocument:
-    from cairn.ingest import audio
-
-    return audio.extract(source, name, _whisper_settings(settings))
+def _read_attachment(data: bytes, name: str) -> ExtractedDocument | None:
+    format_ = formats.registry().by_name(name)
+    if format_ is None or format_.name not in ATTACHMENT_KINDS:
+        return None
+    return formats.registry().read(format_, data, name, Reading())
 
 
 # Not languages to read text in: Tesseract's orientation and script detection data.
@@ -229,13 +137,13 @@ def installed_ocr_languages() -> list[str]:
     return sorted(names - NOT_LANGUAGES)
 
 
-def _ocr_settings(settings: ExtractionSettings) -> Any:
+def _ocr_settings(settings: ExtractionSettings) -> OcrSettings:
     from cairn.ingest.ocr import OcrSettings
 
     return OcrSettings(languages=settings.ocr_languages)
 
 
-def _whisper_settings(settings: ExtractionSettings) -> Any:
+def _whisper_settings(settings: ExtractionSettings) -> WhisperSettings:
     from cairn.ingest.audio import DEFAULT_WINDOW_S, TimeBudget, WhisperSettings
 
     return WhisperSettings(
@@ -249,20 +157,6 @@ def _whisper_settings(settings: ExtractionSettings) -> Any:
         ),
         window_s=settings.audio_window_s or DEFAULT_WINDOW_S,
     )
-
-
-_EXTRACTORS: dict[str, Callable[[bytes, str, ExtractionSettings], ExtractedDocument]] = {
-    "text": _text,
-    "html": _html,
-    "docx": _docx,
-    "odt": _odt,
-    "epub": _epub,
-    "email": _email,
-    "pdf": _pdf,
-    "image": _image,
-    "audio": _audio,
-    "source": _source,
-}
 
 
 class Stopped(Exception):
@@ -293,13 +187,6 @@ def _serve(connection: Any, settings: ExtractionSettings) -> None:
             return
 
 
-# What a reader's failure is told as, by the kind of file (see ``_answer``).
-READER_NAMES = {
-    "text": "text", "html": "web page", "docx": "Word", "odt": "OpenDocument", "epub": "EPUB",
-    "email": "e-mail", "pdf": "PDF", "image": "picture", "audio": "recording", "source": "code",
-}  # fmt: skip
-
-
 def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
     """The worker's answer for one file, pickled: ``("ok", document)``, or ``("failed", a
     sentence)``, never an exception's name. Pickled here, so that what cannot be sent fails
@@ -319,7 +206,8 @@ def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
             "it out."
         )
     except Exception as exc:  # a reader's own bug on a file nobody foresaw: that file fails
-        reader = f"Cairn's {READER_NAMES.get(kind_of(path) or '', 'file')} reader"
+        format_ = format_of(path)
+        reader = f"Cairn's {format_.label if format_ is not None else 'file'} reader"
         failures.trace(exc, reader)
         reason = (
             f"{name} could not be read: {reader} stopped on something in it that it did not "

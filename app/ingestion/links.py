@@ -57,7 +57,7 @@ def link_folders(vault: Vault, writer: Writer, roots: Sequence[Path], scope: str
         kind = notes_folder.detect(root)
         if kind is None:
             continue
-        folder = notes_folder.open_vault(root, kind)
+        folder = notes_folder.open_folder(root, kind)
         plan = notes_folder.link_edges(folder, _documents(folder))
         unresolved = list(plan.unresolved)
         stub_vectors = writer.store.stub_vectors(unresolved, scope)
@@ -135,7 +135,7 @@ def _link_receipt(conn: Connection, done: list[Linked]) -> None:
 def _fold_stubs(
     conn: Connection,
     writer: Writer,
-    folder: notes_folder.Vault,
+    folder: notes_folder.NotesFolder,
     document_of: dict[Path, str],
     scope: str,
 ) -> int:
@@ -200,7 +200,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^\w]+", "-", text.casefold()).strip("-")
 
 
-def _documents(folder: notes_folder.Vault) -> dict[Path, ExtractedDocument]:
+def _documents(folder: notes_folder.NotesFolder) -> dict[Path, ExtractedDocument]:
     """Each note's links and tags, read again: unchanged notes were not read by this run."""
     found: dict[Path, ExtractedDocument] = {}
     for note in folder.notes:

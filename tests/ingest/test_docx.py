@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.ingest import docx
+from cairn.ingest import docx, zip_parts
 from cairn.ingest.document import ExtractionError
 from tests.app import ingest_files as files
 from tests.ingest import kept_files as kept
@@ -79,7 +79,7 @@ def test_headings_make_the_heading_path() -> None:
 
 
 def test_a_zip_bomb_is_refused_before_it_is_unpacked(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(docx, "MAX_TOTAL_BYTES", 1_000_000)
+    monkeypatch.setattr(zip_parts, "MAX_TOTAL_BYTES", 1_000_000)
     bomb = _docx(
         f"<w:document {W}><w:body/></w:document>".encode(), {"word/a.bin": bytes(2_000_000)}
     )

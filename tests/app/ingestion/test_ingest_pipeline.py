@@ -655,7 +655,7 @@ def test_the_foam_docs_link_as_their_notes_say(corpus: Path, tmp_path: Path) -> 
     report, edges = _ingest_corpus_folder(corpus / "06_pkm/foam_docs", tmp_path / "foam.cairn")
     # 86 notes and SOURCE.txt are read; LICENSE (no extension) is skipped.
     assert report.counts() == {"ingested": 87, "skipped": 1}
-    # tests/ingest/test_vault.py reconciles these with the README: 179 note -> note edges and
+    # tests/ingest/test_notes_folder.py reconciles these with the README: 179 note -> note edges and
     # the 2 links Foam's own docs leave broken ([[cli-grep]], [[publishing]]), as stub topics.
     # Two notes also link [MIT license](LICENSE.txt), a file the folder holds and Cairn reads:
     # 2 edges to its Document; and [[templates#Metadata]] reaches that heading's Passage.
@@ -670,7 +670,7 @@ def test_the_logseq_docs_link_as_their_pages_say(corpus: Path, tmp_path: Path) -
     # LICENSE.md, which Logseq hides but a person's folder still holds; logseq/ is skipped.
     assert report.counts() == {"ingested": 335}
     assert not any("/logseq/" in o.path.removeprefix(str(folder)) for o in report.files)
-    # 778 distinct note -> note edges (tests/ingest/test_vault.py). Its 478 unresolved names
+    # 778 distinct note -> note edges (tests/ingest/test_notes_folder.py). Its 478 unresolved names
     # are 476 stub topics: "alan-roe" is "Alan Roe" and "clark-cui" is "Clark Cui" once
     # normalised, so one note linking both spellings has one edge: 519 pairs, 518 edges.
     assert edges == {("Document", "active"): 778, ("Topic", "stub"): 518}

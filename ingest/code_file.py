@@ -1,7 +1,8 @@
-"""Source code. Python is read through ``ast``: the module docstring, and each class and
-function as its own segment (its source lines, so the code itself is searchable, with its line
-range and its place, e.g. ``("Vault", "open")``). Other languages are read as text, paragraph by
-paragraph, with line ranges. Code that does not parse is kept as text, with a warning.
+"""Code files (source code). Python is read through ``ast``: the module docstring, and each
+class and function as its own segment (its source lines, so the code itself is searchable, with
+its line range and its place, e.g. ``("Vault", "open")``). Other languages are read as text,
+paragraph by paragraph, with line ranges. Code that does not parse is kept as text, with a
+warning.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import PurePath
 
 from cairn.ingest import encoding, textfile
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
+from cairn.ingest.formats import Format, Reading
 
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
@@ -96,3 +98,21 @@ def _definitions(
         if text:
             yield Segment(text, Locator(heading=place, line_start=start, line_end=end))
         yield from _definitions(node.body, lines, place)
+
+
+def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
+    return extract(data, name)
+
+
+_READ = frozenset(
+    {".py", ".js", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cpp", ".hpp", ".rs", ".go",
+     ".rb", ".sh", ".sql", ".toml", ".yaml", ".yml", ".json", ".css", ".kt", ".swift", ".cs"}
+)  # fmt: skip
+CODE = Format(
+    name="code",
+    label="code",
+    suffixes=_READ,
+    media_types=frozenset(f"text/x-{LANGUAGES[suffix]}" for suffix in _READ & LANGUAGES.keys())
+    | {"application/json", "application/toml", "application/yaml", "text/css"},
+    read=_read,
+)

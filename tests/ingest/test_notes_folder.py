@@ -11,7 +11,7 @@ import pytest
 
 from cairn.ingest import textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
-from cairn.ingest.notes_folder import LinkPlan, Vault, detect, link_edges, open_vault
+from cairn.ingest.notes_folder import LinkPlan, NotesFolder, detect, link_edges, open_folder
 
 LOGSEQ_DOCS = "06_pkm/logseq_docs"
 FOAM_DOCS = "06_pkm/foam_docs"
@@ -25,7 +25,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def _documents(vault: Vault) -> dict[Path, ExtractedDocument]:
+def _documents(vault: NotesFolder) -> dict[Path, ExtractedDocument]:
     """Each note extracted as the app does; a note that fails to read has no document."""
     found = {}
     for note in vault.notes:
@@ -39,13 +39,13 @@ def _documents(vault: Vault) -> dict[Path, ExtractedDocument]:
 
 
 @functools.cache
-def _read_corpus(root: Path) -> tuple[Vault, dict[Path, ExtractedDocument], LinkPlan]:
-    vault = open_vault(root)
+def _read_corpus(root: Path) -> tuple[NotesFolder, dict[Path, ExtractedDocument], LinkPlan]:
+    vault = open_folder(root)
     documents = _documents(vault)
     return vault, documents, link_edges(vault, documents)
 
 
-def _resolved(vault: Vault, link: str, source: str | None = None) -> str | None:
+def _resolved(vault: NotesFolder, link: str, source: str | None = None) -> str | None:
     note = vault.resolve(link, Path(source) if source else None)
     return note.path.as_posix() if note else None
 
@@ -98,7 +98,7 @@ OBSIDIAN = {
 
 
 def test_an_obsidian_vault_lists_its_notes_and_skips_hidden_folders(tmp_path: Path) -> None:
-    vault = open_vault(_write(tmp_path, OBSIDIAN))
+    vault = open_folder(_write(tmp_path, OBSIDIAN))
     assert vault.kind == "obsidian"
     assert sorted(note.path.as_posix() for note in vault.notes) == sorted(
         name for name in OBSIDIAN if not name.startswith((".", "node_modules"))
@@ -109,7 +109,7 @@ def test_an_obsidian_vault_lists_its_notes_and_skips_hidden_folders(tmp_path: Pa
 
 
 def test_obsidian_links_resolve_by_path_then_folder_then_shortest_path(tmp_path: Path) -> None:
-    vault = open_vault(_write(tmp_path, OBSIDIAN))
+    vault = open_folder(_write(tmp_path, OBSIDIAN))
     # Two notes named "Meeting": the one in the linking note's folder comes first...
     assert _resolved(vault, "Meeting", "b/Note.md") == "b/Meeting.md"
     # ...else the fewest folders, then the first path in sort order.
@@ -130,7 +130,7 @@ def test_obsidian_links_resolve_by_path_then_folder_then_shortest_path(tmp_path:
 
 
 def test_obsidian_link_plan_has_distinct_edges_and_stub_names(tmp_path: Path) -> None:
-    vault = open_vault(_write(tmp_path, OBSIDIAN))
+    vault = open_folder(_write(tmp_path, OBSIDIAN))
     plan = link_edges(vault, _documents(vault))
     edges = {(src.as_posix(), dst.as_posix()) for src, dst in plan.edges}
     assert len(edges) == len(plan.edges)  # each pair once
@@ -163,7 +163,7 @@ LOGSEQ = {
 
 
 def test_a_logseq_graph_names_pages_and_journals_as_logseq_does(tmp_path: Path) -> None:
-    vault = open_vault(_write(tmp_path, LOGSEQ))
+    vault = open_folder(_write(tmp_path, LOGSEQ))
     assert vault.kind == "logseq"
     names = {note.path.as_posix(): note.name for note in vault.notes}
     assert names == {
@@ -182,7 +182,7 @@ def test_a_logseq_graph_names_pages_and_journals_as_logseq_does(tmp_path: Path) 
 
 
 def test_logseq_tags_are_page_references(tmp_path: Path) -> None:
-    vault = open_vault(_write(tmp_path, LOGSEQ))
+    vault = open_folder(_write(tmp_path, LOGSEQ))
     plan = link_edges(vault, _documents(vault))
     edges = {(src.as_posix(), dst.as_posix()) for src, dst in plan.edges}
     assert edges == {
@@ -203,7 +203,7 @@ def test_logseq_tags_are_page_references(tmp_path: Path) -> None:
 def test_the_logseq_docs_graph_reconciles_with_its_readme(corpus: Path) -> None:
     root = corpus / LOGSEQ_DOCS
     started = time.perf_counter()
-    vault = open_vault(root)
+    vault = open_folder(root)
     documents = _documents(vault)
     plan = link_edges(vault, documents)
     assert time.perf_counter() - started < 2.0
@@ -331,7 +331,7 @@ def test_attachments_resolve_to_the_folders_files_and_titles_are_file_names(
         "## Embed files\n\n![[diagram.png]] [[paper.pdf|p]] ![[gone.ogg]] [[Settings#Look]]\n"
     )
     (root / "Settings.md").write_text("# Preferences\n\n## Look\n\nDark.\n")
-    folder = notes_folder.open_vault(root)
+    folder = notes_folder.open_folder(root)
     docs = {
         n.path: textfile.extract((root / n.path).read_bytes(), n.path.name) for n in folder.notes
     }

@@ -1,4 +1,4 @@
-"""Source code: Python by its structure (docstrings, classes, functions with line ranges),
+"""Code files: Python by its structure (docstrings, classes, functions with line ranges),
 other languages as located text."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.ingest import source
+from cairn.ingest import code_file
 from cairn.ingest.document import ExtractionError
 
 CODE = b'''"""Keeps the bees' records."""
@@ -40,7 +40,7 @@ if __name__ == "__main__":
 
 
 def test_python_is_read_by_its_structure() -> None:
-    doc = source.extract(CODE, "hives.py")
+    doc = code_file.extract(CODE, "hives.py")
     assert doc.media_type == "text/x-python"
     assert doc.title == "hives.py"
     by_place = {s.locator.heading: s for s in doc.segments}
@@ -65,20 +65,20 @@ def test_python_is_read_by_its_structure() -> None:
 
 
 def test_python_that_does_not_parse_is_kept_as_text() -> None:
-    doc = source.extract(b"def broken(:\n    pass\n", "broken.py")
+    doc = code_file.extract(b"def broken(:\n    pass\n", "broken.py")
     assert any("does not parse" in w for w in doc.warnings)
     assert "def broken(:" in doc.text
 
 
 def test_other_languages_are_located_text() -> None:
-    doc = source.extract(b'fn main() {\n    println!("hi");\n}\n\nfn other() {}\n', "main.rs")
+    doc = code_file.extract(b'fn main() {\n    println!("hi");\n}\n\nfn other() {}\n', "main.rs")
     assert doc.media_type == "text/x-rust"
     assert [(s.locator.line_start, s.locator.line_end) for s in doc.segments] == [(1, 3), (5, 5)]
 
 
 def test_this_project_reads_itself() -> None:
-    path = Path(source.__file__)
-    doc = source.extract(path.read_bytes(), path.name)
+    path = Path(code_file.__file__)
+    doc = code_file.extract(path.read_bytes(), path.name)
     assert ("extract",) in {s.locator.heading for s in doc.segments}
 
 
@@ -87,7 +87,7 @@ def test_python_saved_as_utf16_without_a_byte_order_mark_is_read_by_its_structur
 ) -> None:
     path = tmp_path / "hives.py"
     path.write_bytes(CODE.decode().encode("utf-16-le"))
-    doc = source.extract(path.read_bytes(), path.name)
+    doc = code_file.extract(path.read_bytes(), path.name)
     assert doc.segments[0].text == "Keeps the bees' records."
     assert ("Hive", "inspect") in {s.locator.heading for s in doc.segments}
 
@@ -97,4 +97,4 @@ def test_random_bytes_named_as_code_are_refused_as_not_text(tmp_path: Path, seed
     path = tmp_path / "tool.rs"
     path.write_bytes(random.Random(seed).randbytes(50_000))
     with pytest.raises(ExtractionError, match=r"^tool\.rs does not look like text"):
-        source.extract(path.read_bytes(), path.name)
+        code_file.extract(path.read_bytes(), path.name)
