@@ -19,7 +19,15 @@ from cairn.app.clock import new_id, now_iso, utc_stamp
 from cairn.app.dedup import feedback, gate, resolver
 from cairn.app.embedding_space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
-from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
+from cairn.app.models import (
+    ALL_STATUSES,
+    EntityMatch,
+    LinkResult,
+    Matched,
+    Node,
+    WriteOutcome,
+    WriteResult,
+)
 from cairn.app.nodes import Draft, NewMemory, NodeStore, attrs_json, merge_attrs
 from cairn.app.note_mentions import NoteMentions
 from cairn.app.packs import Pack
@@ -46,16 +54,16 @@ MAX_BODY = 100_000
 class _Applied:
     """What the gate or the resolver did, before the structural feedback is added."""
 
-    outcome: str
+    outcome: WriteOutcome
     row: NodeRow | None
     verdict: str | None = None
-    matched: dict[str, Any] | None = None
+    matched: Matched | None = None
     flags: tuple[str, ...] = ()
     suggestion: str | None = None
-    possible_duplicate_of: list[dict[str, Any]] = field(default_factory=list)
-    label_conflict: list[dict[str, Any]] = field(default_factory=list)
-    revive_candidate: list[dict[str, Any]] = field(default_factory=list)
-    did_you_mean: list[dict[str, Any]] = field(default_factory=list)
+    possible_duplicate_of: list[EntityMatch] = field(default_factory=list)
+    label_conflict: list[EntityMatch] = field(default_factory=list)
+    revive_candidate: list[EntityMatch] = field(default_factory=list)
+    did_you_mean: list[EntityMatch] = field(default_factory=list)
     reembed: bool = False  # the node's own text changed: embed it again after commit
 
 
@@ -159,7 +167,7 @@ class Writer:
                     row,
                     f"{title}\n{memory.body}",
                     lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
-                    already={link["id"] for link in found.links},
+                    already={link.id for link in found.links},
                 )
             if within is not None:
                 within(conn, row)
@@ -168,7 +176,7 @@ class Writer:
         if applied.reembed:
             self.store.reembed(node.id)
         resonance = gate.resonance(
-            near, settings.resonance_floor, {node.id, *(m["id"] for m in [applied.matched] if m)}
+            near, settings.resonance_floor, {node.id, *(m.id for m in [applied.matched] if m)}
         )
         orphan = degree == 0 and applied.outcome != "absorbed"
         suggestions = found.suggested_relations
@@ -237,8 +245,7 @@ class Writer:
             receipts.append(conn, "write", {"nodes": 1})
             return _Applied("inserted", row)
         assert verdict.candidate is not None
-        matched = verdict.candidate.brief() | {"jaccard": round(verdict.jaccard or 0.0, 4)}
-        matched["reason"] = verdict.reason
+        matched = verdict.candidate.as_match(verdict.jaccard, verdict.reason)
         if verdict.outcome == "absorbed":
             target = graph_rows.nodes_by_ids(conn, [verdict.candidate.id], [draft.memory.scope])[0]
             if not verdict.identical:
@@ -304,14 +311,14 @@ class Writer:
             return self._enrich_stub(conn, draft, stub)
         if same is not None:
             return self._absorb_entity(conn, draft, same)
-        conflicts = [m.as_dict() for m in exact if m.status == "active"]
-        revive = [m.as_dict() for m in exact if m.status == "archived"]
+        conflicts = [m.as_entity() for m in exact if m.status == "active"]
+        revive = [m.as_entity() for m in exact if m.status == "archived"]
         listed = {m.id for m in exact}
-        possible = [m.as_dict() for m in matches if not m.exact]
+        possible = [m.as_entity() for m in matches if not m.exact]
         listed |= {m.id for m in matches}
         for c in near:
             if c.family == "entity" and c.score >= settings.dedup_low and c.id not in listed:
-                possible.append(c.brief() | {"status": c.status, "reason": "similar meaning"})
+                possible.append(c.as_entity())
         possible = possible[: resolver.MAX_FINDINGS]
         if settings.entity_mode == "block" and not force_new and (possible or conflicts or revive):
             return _Applied(
@@ -331,10 +338,9 @@ class Writer:
                     id_=new_id(),
                     kind=kind,
                     node_id=row["id"],
-                    other_id=other["id"],
+                    other_id=other.id,
                     score=1.0,
-                    reason=f"the same name as the {other['status']} {other['type']} "
-                    f"{other['title']!r}",
+                    reason=f"the same name as the {other.status} {other.type} {other.title!r}",
                     flags=(),
                     at=at,
                 )
@@ -372,8 +378,7 @@ class Writer:
             self.store.reindex_text(conn, target)
         self.store.log_entity(conn, target["id"], same.id, "absorbed", same.score, same.reason)
         receipts.append(conn, "absorb", {"nodes": 1})
-        matched = same.as_dict()
-        return _Applied("absorbed", target, matched=matched, reembed=attrs_changed)
+        return _Applied("absorbed", target, matched=same.as_entity(), reembed=attrs_changed)
 
     def _enrich_stub(self, conn: Connection, draft: Draft, stub: resolver.NameMatch) -> _Applied:
         """A name linked before it was described: the stub becomes the entity, keeping its id
@@ -396,7 +401,7 @@ class Writer:
             self._space.status_changed(target["seq"], "active")
         self.store.log_entity(conn, target["id"], stub.id, "enriched", 1.0, "described a stub")
         receipts.append(conn, "write", {"nodes": 1})
-        return _Applied("enriched", target, matched=stub.as_dict(), reembed=True)
+        return _Applied("enriched", target, matched=stub.as_entity(), reembed=True)
 
     def _check_new(self, memory: NewMemory) -> None:
         if memory.type not in self._pack.node_types:

@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
-from cairn.app.models import EdgeSummary, History, Node
+from cairn.app.models import AwaitingReview, EdgeSummary, History, Node
 from cairn.app.packs import Pack
 from cairn.ui.icons import type_icon
 from cairn.ui.results_model import local_date
@@ -88,13 +88,13 @@ def meta_text(node: Node) -> str:
     return " · ".join(parts)
 
 
-def review_text(awaiting: dict[str, Any] | None) -> str:
+def review_text(awaiting: AwaitingReview | None) -> str:
     """The line of a memory kept as a possible duplicate until the person settles it in the
     review panel; empty when nothing waits."""
-    if not awaiting:
+    if awaiting is None:
         return ""
     return (
-        f"Awaiting review: may repeat “{awaiting['other_title']}” ({awaiting['reason']}). "
+        f"Awaiting review: may repeat “{awaiting.other_title}” ({awaiting.reason}). "
         "Keep both or merge them in the review panel."
     )
 

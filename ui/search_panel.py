@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.models import Node
+from cairn.app.models import Node, RecentItem
 from cairn.app.service import MemoryService
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.results_model import (
@@ -116,7 +116,8 @@ def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str
         empty = "Nothing is archived. Archiving hides a memory from search without deleting it."
         return Listing("", rows, "Archived memories, newest first", empty)
     # The possible duplicates the person has not settled: shown among the rest, marked.
-    waiting = {item.node.get("id") for item in service.pending(scopes=scopes, kinds=["duplicate"])}
+    pending = service.pending(scopes=scopes, kinds=["duplicate"])
+    waiting = {item.node.id for item in pending if item.node is not None}
     if kind == "type":
         plural = type_plural(str(type_name)).lower()
         nodes = service.list_memories(scopes=scopes, types=[str(type_name)], limit=RESULT_LIMIT)
@@ -129,13 +130,7 @@ def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str
 
 def row_from_node(node: Node, awaiting_review: bool = False) -> ResultRow:
     return row_from_brief(
-        {
-            "id": node.id,
-            "type": node.type,
-            "title": node.title,
-            "recorded_at": node.recorded_at,
-            "awaiting_review": awaiting_review,
-        }
+        RecentItem(node.id, node.type, node.title, node.recorded_at, awaiting_review)
     )
 
 

@@ -163,9 +163,9 @@ def cmd_get(args: argparse.Namespace) -> int:
             waiting = detail.awaiting_review
             if waiting:
                 print(
-                    f"  awaiting review: may repeat {waiting['other_title']} "
-                    f"({waiting['other_id']}): {waiting['reason']}; "
-                    f"cairn resolve {waiting['item']} distinct|merge"
+                    f"  awaiting review: may repeat {waiting.other_title} "
+                    f"({waiting.other_id}): {waiting.reason}; "
+                    f"cairn resolve {waiting.item} distinct|merge"
                 )
             if node.body:
                 print(f"  {node.body}")

@@ -608,10 +608,8 @@ def test_a_near_copy_waits_for_review_and_keeps_all_its_passages(
     assert report.pending_review == 1
 
     items = service.pending(scopes=ALL, kinds=["duplicate"])
-    assert [(i.node["id"], i.other["id"]) for i in items] == [
-        (outcome.document_id, kept.document_id)
-    ]
-    assert items[0].node["type"] == items[0].other["type"] == "Document"
+    assert [(i.node.id, i.other.id) for i in items] == [(outcome.document_id, kept.document_id)]
+    assert items[0].node.type == items[0].other.type == "Document"
     assert "passages repeat it" in items[0].reason
 
     # Nothing was absorbed: the copy keeps every passage, its repeats linked same_topic.
