@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 from cairn.storage.rows import NodeRow
 
@@ -27,6 +27,8 @@ ReviewKind = Literal["duplicate", "label_conflict", "revive_candidate"]
 ReviewState = Literal["open", "resolved"]
 ReviewDecision = Literal["distinct", "merged", "dismissed"]
 EdgeDirection = Literal["out", "in"]
+FilterKind = Literal["all", "inbox", "type", "archive", "review"]
+FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 
 # What a default read shows; archived and superseded memories are asked for explicitly.
 # 'pending' is only found in vaults older than schema 10, and their upgrade makes it active.
@@ -582,3 +584,17 @@ class Briefing:
 
     def as_dict(self) -> JsonObject:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """What the window's list of memories is narrowed to: every memory, the inbox, one type
+    (``type`` names it), the archive or the review queue."""
+
+    kind: FilterKind = "all"
+    type: str | None = None  # for the kind "type" only
+
+    @property
+    def key(self) -> str:
+        """The filter in short: "all", "inbox", "archive", "review" or "type:Note"."""
+        return f"type:{self.type}" if self.kind == "type" else self.kind

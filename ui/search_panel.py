@@ -10,7 +10,6 @@ the person is looking at. With an empty field the list shows what the library si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.models import Node, RecentItem
+from cairn.app.models import FILTER_KINDS, Node, RecentItem, SearchFilter
 from cairn.app.service import MemoryService
 from cairn.ui.owned_calls import call_in_worker
 from cairn.ui.results_model import (
@@ -43,7 +42,6 @@ from cairn.ui.session import Session
 # Long enough to skip the letters of a word typed quickly, short enough to feel live.
 DEBOUNCE_MS = 150
 RESULT_LIMIT = 25  # the service's maximum
-FILTER_KINDS = ("all", "inbox", "type", "archive", "review")
 NOTHING_YET = "No memories yet: drop files here or press Ctrl+N."
 
 
@@ -61,20 +59,20 @@ class Listing:
     awaiting_vectors: bool = False
 
 
-def normalized_filter(value: dict[str, Any] | None) -> dict[str, Any]:
-    kind = (value or {}).get("kind") or "all"
-    if kind not in FILTER_KINDS:
-        raise ValueError(f"unknown filter kind {kind!r}")
-    type_name = (value or {}).get("type") if kind == "type" else None
-    if kind == "type" and not type_name:
-        kind = "all"
-    return {"kind": kind, "type": type_name}
+def normalized_filter(value: SearchFilter | None) -> SearchFilter:
+    """``value`` as the list uses it: a type only for the kind "type", which needs one."""
+    wanted = value or SearchFilter()
+    if wanted.kind not in FILTER_KINDS:
+        raise ValueError(f"unknown filter kind {wanted.kind!r}")
+    if wanted.kind != "type":
+        return SearchFilter(wanted.kind)
+    return wanted if wanted.type else SearchFilter()
 
 
-def fetch_listing(service: MemoryService, query: str, wanted: dict[str, Any]) -> Listing:
+def fetch_listing(service: MemoryService, query: str, wanted: SearchFilter) -> Listing:
     """The rows for ``query`` under the filter ``wanted``. Runs in a worker."""
     scopes = service.scopes()
-    kind, type_name = wanted["kind"], wanted["type"]
+    kind, type_name = wanted.kind, wanted.type
     if kind == "inbox":
         return _inbox(service, scopes, query)
     if kind == "review":
@@ -92,7 +90,7 @@ def fetch_listing(service: MemoryService, query: str, wanted: dict[str, Any]) ->
     elif kind == "type":
         hits = [hit for hit in hits if hit.type == type_name]
         empty = (
-            f"No {type_plural(type_name).lower()} among the best matches for {quoted}. "
+            f"No {type_plural(str(type_name)).lower()} among the best matches for {quoted}. "
             "Try more specific words, or look under All."
         )
     else:
@@ -160,7 +158,7 @@ class SearchPanel(QWidget):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session = session
-        self._filter: dict[str, Any] = normalized_filter(None)
+        self._filter = normalized_filter(None)
         self._generation = 0
         self.shown_query: str | None = None  # None while nothing is listed
         self._awaiting_vectors = False
@@ -216,15 +214,14 @@ class SearchPanel(QWidget):
         self.search_field.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_field.selectAll()
 
-    def set_filter(self, wanted: dict[str, Any]) -> None:
-        """Restrict the list: {"kind": "all" | "inbox" | "type" | "archive" | "review",
-        "type": a node type for kind "type"}."""
+    def set_filter(self, wanted: SearchFilter) -> None:
+        """Restrict the list to what ``wanted`` names."""
         self._filter = normalized_filter(wanted)
         self.refresh()
 
     @property
-    def current_filter(self) -> dict[str, Any]:
-        return dict(self._filter)
+    def current_filter(self) -> SearchFilter:
+        return self._filter
 
     def refresh(self) -> None:
         """Run the field's query (or the filter's listing) now, in a worker."""
@@ -240,7 +237,7 @@ class SearchPanel(QWidget):
             fetch_listing,
             service,
             query,
-            dict(self._filter),
+            self._filter,
             on_done=lambda listing: self._show(generation, listing),
             on_failed=lambda text: self._failed(generation, text),
         )
