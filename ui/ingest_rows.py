@@ -215,30 +215,29 @@ class EarlierFailures(QTreeWidget):
 
 def summarize(report: IngestReport) -> str:
     """What a run did, in one paragraph."""
-    counts = report.counts()
-    added = counts.get("ingested", 0) + counts.get("replaced", 0)
+    added = report.count("ingested") + report.count("replaced")
     parts = [f"{_count(added, 'file')} added"]
-    if counts.get("replaced"):
-        parts[0] += f" ({counts['replaced']} of them a new version of a file already kept)"
-    kept = counts.get("unchanged", 0) + counts.get("duplicate", 0)
+    if report.count("replaced"):
+        parts[0] += f" ({report.count('replaced')} of them a new version of a file already kept)"
+    kept = report.count("unchanged") + report.count("duplicate")
     if kept:
         parts.append(f"{kept} already kept and unchanged")
-    failed = counts.get("failed", 0) + len(report.not_found)
+    failed = report.count("failed") + len(report.not_found)
     if failed:
         parts.append(f"{failed} could not be read (the reasons are in the list)")
-    if counts.get("skipped"):
-        parts.append(f"{counts['skipped']} skipped (kinds of file Cairn does not read)")
+    if report.count("skipped"):
+        parts.append(f"{report.count('skipped')} skipped (kinds of file Cairn does not read)")
     text = "; ".join(parts) + "."
     if report.pending_review:
         copies = _count(report.pending_review, "near-copy", "near-copies")
         text += f" {copies} of files already kept wait for you in Review."
-    if counts.get("moved"):
-        text += f" {_count(counts['moved'], 'file')} moved or renamed; each keeps its memory."
+    if report.count("moved"):
+        text += f" {_count(report.count('moved'), 'file')} moved or renamed; each keeps its memory."
     if report.removed:
         gone = _count(len(report.removed), "file")
         text += f" {gone} no longer in the folder; their memories are kept."
     if report.cancelled:
-        left = _count(counts.get("cancelled", 0), "file")
+        left = _count(report.count("cancelled"), "file")
         text = (
             f"Stopped as you asked. Kept what was read before: {text} {left} not read; add "
             "them again to finish (files already added are skipped)."
