@@ -415,6 +415,21 @@ class TraverseResponse:
 
 
 @dataclass(frozen=True)
+class Forgotten:
+    """What a forget deleted: how many memories (a Document with its parts) and its title."""
+
+    forgotten: int
+    title: str
+    note: str | None = None  # the file could not be compacted at once: when it will be
+
+    def as_dict(self) -> JsonObject:
+        data: JsonObject = {"forgotten": self.forgotten, "title": self.title}
+        if self.note is not None:  # said only when there is something to say
+            data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True)
 class InboxItem:
     id: str
     text: str

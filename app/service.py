@@ -29,6 +29,7 @@ from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
 from cairn.app.models import (
     ALL_STATUSES,
     Briefing,
+    Forgotten,
     GetResponse,
     History,
     InboxItem,
@@ -253,7 +254,7 @@ class MemoryService(VaultUpkeep):
             rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
         return [Node.from_row(row) for row in rows]
 
-    def forget(self, node_id: str, *, scopes: Sequence[str]) -> dict[str, Any]:
+    def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
         the person's explicit act. Returns how many nodes went; the receipt holds no text."""
         return forgetting.forget(self._vault, self._space, node_id, self._scopes(scopes))

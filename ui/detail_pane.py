@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.models import EdgeCounts, EdgeSummary
+from cairn.app.models import EdgeCounts, EdgeSummary, Forgotten
 from cairn.ui import detail_actions
 from cairn.ui.detail_actions import EditDialog, Loaded
 from cairn.ui.detail_parts import (
@@ -362,7 +362,7 @@ class DetailPane(QWidget):
         node_id, title = detail.node.id, detail.node.title
 
         def forgotten(result: object) -> None:
-            note = result.get("note") if isinstance(result, dict) else None
+            note = result.note if isinstance(result, Forgotten) else None
             self.clear(
                 f"Forgotten: “{title}” is no longer in the vault." + (f" {note}" if note else "")
             )

@@ -186,11 +186,11 @@ def cmd_forget(args: argparse.Namespace) -> int:
         result = service.forget(args.id, scopes=scopes)
 
     def human() -> None:
-        print(f"Forgotten: {result['title']!r} ({result['forgotten']} memories with its parts).")
-        if "note" in result:
-            print(result["note"])
+        print(f"Forgotten: {result.title!r} ({result.forgotten} memories with its parts).")
+        if result.note is not None:
+            print(result.note)
 
-    emit(args, result, human)
+    emit(args, result.as_dict(), human)
     return 0
 
 

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from cairn.app import review
+from cairn.app.models import Forgotten
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows
 
@@ -299,3 +300,13 @@ def test_a_memory_read_with_its_addenda_and_its_review(service: MemoryService) -
         "other_title": "str",
         "reason": "str",
     }
+
+
+def test_a_forget_says_how_many_went_and_a_note_only_when_there_is_one(
+    service: MemoryService,
+) -> None:
+    gone = service.write("Note", "Scratch", "A note to forget.").node
+    assert gone is not None
+    assert as_json(service.forget(gone.id, scopes=ALL)) == {"forgotten": 1, "title": "Scratch"}
+    busy = Forgotten(1, "Scratch", "compacted later")
+    assert busy.as_dict() == {"forgotten": 1, "title": "Scratch", "note": "compacted later"}

@@ -348,7 +348,7 @@ def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
         passages = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert passages > 0
         forgotten = service.forget(box, scopes=ALL)
-        assert forgotten["forgotten"] == 1 + 2 + passages  # the mailbox, its messages, passages
+        assert forgotten.forgotten == 1 + 2 + passages  # the mailbox, its messages, passages
         left = "SELECT count(*) FROM nodes WHERE type IN ('Document', 'Passage')"
         assert _rows(service, left) == [(0,)]
         assert not service.search("Brahms requiem", scopes=ALL).results
