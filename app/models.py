@@ -444,6 +444,57 @@ class InboxItem:
 
 
 @dataclass(frozen=True)
+class PackName:
+    name: str
+    version: int
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SpaceCount:
+    """An embedding space and, for a caller who sees every scope, how many vectors it holds."""
+
+    name: str
+    dim: int
+    state: str  # building or ready
+    vectors: int | None = None  # None: counted over scopes this caller does not see
+
+    def as_dict(self) -> JsonObject:
+        data: JsonObject = {"name": self.name, "dim": self.dim, "state": self.state}
+        if self.vectors is not None:
+            data["vectors"] = self.vectors
+        return data
+
+
+@dataclass(frozen=True)
+class VaultStats:
+    """Counts and sizes of a vault as the caller's scopes see it. The ``nodes_by_*`` maps
+    are keyed by what the vault holds (type names, statuses, scope names)."""
+
+    vault: str
+    file_bytes: int
+    pack: PackName
+    nodes_by_type: dict[str, int]
+    nodes_by_status: dict[str, int]
+    nodes_by_scope: dict[str, int]
+    edges: int
+    embedder: str | None
+    vector_search: bool
+    embedding_spaces: list[SpaceCount]
+    receipts: int
+
+    def as_dict(self) -> JsonObject:
+        data = dict(vars(self))
+        data["pack"] = self.pack.as_dict()
+        for counts in ("nodes_by_type", "nodes_by_status", "nodes_by_scope"):
+            data[counts] = dict(data[counts])
+        data["embedding_spaces"] = [space.as_dict() for space in self.embedding_spaces]
+        return data
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     integrity_problems: list[str]
     receipts: dict[str, Any]

@@ -41,8 +41,7 @@ def fetch_counts(service: MemoryService) -> LibraryCounts:
     """Every count the sidebar shows, read in one go. Runs in a worker."""
     scopes = service.scopes()
     stats = service.stats(scopes=scopes)
-    by_type: dict[str, int] = stats["nodes_by_type"]
-    by_status: dict[str, int] = stats["nodes_by_status"]
+    by_type, by_status = stats.nodes_by_type, stats.nodes_by_status
     node_types = service.node_types()
     listed = [name for name in node_types if by_type.get(name, 0) > 0 or name in COMMON_TYPES]
     listed.sort(key=lambda name: (FAMILY_ORDER.get(node_types[name].family, 3), name))

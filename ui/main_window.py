@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.ingestion.report import IngestReport
+from cairn.app.models import VaultStats
 from cairn.app.portability.leftovers import Swept
 from cairn.app.retention import PassReport
 from cairn.app.service import MemoryService
@@ -56,7 +57,7 @@ ABOUT = (
 )
 
 
-def _vault_stats(service: MemoryService) -> dict[str, Any]:
+def _vault_stats(service: MemoryService) -> VaultStats:
     return service.stats(scopes=service.scopes())
 
 
@@ -371,14 +372,14 @@ class MainWindow(QMainWindow):
         if service is None:
             return
 
-        def counted(stats: dict[str, Any]) -> None:
+        def counted(stats: VaultStats) -> None:
             if self.session.service is not service:
                 return  # locked (or another vault opened) meanwhile
-            by_type = stats.get("nodes_by_type", {})
+            by_type = stats.nodes_by_type  # keyed by the vault's type names
             documents = by_type.get("Document", 0)
             memories = sum(by_type.values()) - documents - by_type.get("Passage", 0)
             self.counts_label.setText(
-                f"{memories} memories · {documents} documents · {stats.get('edges', 0)} links"
+                f"{memories} memories · {documents} documents · {stats.edges} links"
             )
 
         call_in_worker(

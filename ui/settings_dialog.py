@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from cairn.app.errors import InvalidRequest
 from cairn.app.memory_settings import SETTINGS
+from cairn.app.models import VaultStats
 from cairn.app.service import MemoryService
 from cairn.ui import saved_passphrase
 from cairn.ui.notify import NoticeLabel
@@ -70,7 +71,7 @@ def apply_memory_settings(service: MemoryService, changes: dict[str, Any]) -> di
     return service.settings()
 
 
-def _vault_facts(service: MemoryService) -> tuple[dict[str, Any], dict[str, Any]]:
+def _vault_facts(service: MemoryService) -> tuple[dict[str, Any], VaultStats]:
     return service.settings(), service.stats(scopes=service.scopes())
 
 
@@ -242,7 +243,7 @@ class SettingsDialog(QDialog):
             on_failed=self.memory_notice.show_error,
         )
 
-    def _show_vault_facts(self, settings: dict[str, Any], stats: dict[str, Any]) -> None:
+    def _show_vault_facts(self, settings: dict[str, Any], stats: VaultStats) -> None:
         self._loaded = settings
         for name, field in self.memory_fields.items():
             if isinstance(field, QComboBox):
@@ -250,9 +251,9 @@ class SettingsDialog(QDialog):
             else:
                 field.setValue(float(settings[name]))
         self.memory_page.setEnabled(True)
-        self.embedder_label.setText(stats.get("embedder") or "none loaded")
+        self.embedder_label.setText(stats.embedder or "none loaded")
         self.vector_state.setText(
-            "on" if stats.get("vector_search") else "off until the vectors are rebuilt"
+            "on" if stats.vector_search else "off until the vectors are rebuilt"
         )
 
     def memory_changes(self) -> dict[str, Any]:

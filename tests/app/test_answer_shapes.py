@@ -310,3 +310,29 @@ def test_a_forget_says_how_many_went_and_a_note_only_when_there_is_one(
     assert as_json(service.forget(gone.id, scopes=ALL)) == {"forgotten": 1, "title": "Scratch"}
     busy = Forgotten(1, "Scratch", "compacted later")
     assert busy.as_dict() == {"forgotten": 1, "title": "Scratch", "note": "compacted later"}
+
+
+def test_the_statistics(service: MemoryService) -> None:
+    service.add_scope("work")
+    service.write("Note", "Payroll", "Due on the 25th.", scope="work")
+    space = {"dim": "int", "name": "str", "state": "str"}
+    stats = {
+        "edges": "int",
+        "embedder": "str",
+        "embedding_spaces": [space | {"vectors": "int"}],
+        "file_bytes": "int",
+        "nodes_by_scope": {"work": "int"},
+        "nodes_by_status": {"active": "int"},
+        "nodes_by_type": {"Note": "int"},
+        "pack": {"name": "str", "version": "int"},
+        "receipts": "int",
+        "vault": "str",
+        "vector_search": "bool",
+    }
+    assert shape(as_json(service.stats(scopes=["personal", "work"]))) == stats
+    assert shape(as_json(service.stats(scopes=["personal"]))) == stats | {
+        "embedding_spaces": [space],
+        "nodes_by_scope": {},
+        "nodes_by_status": {},
+        "nodes_by_type": {},
+    }

@@ -36,7 +36,7 @@ def node(service: MemoryService, node_id: str) -> Node:
 
 
 def receipts(service: MemoryService) -> int:
-    return int(service.stats(scopes=ALL)["receipts"])
+    return int(service.stats(scopes=ALL).receipts)
 
 
 # -- supersede --------------------------------------------------------------------------------

@@ -471,7 +471,7 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
     first_words = files.prose(names[0], 4).split(".")[0]
     hits = service.search(first_words, scopes=ALL).results
     assert hits[0].type == "Passage" and hits[0].source == str(folder / names[0])
-    assert service.stats(scopes=ALL)["nodes_by_type"]["Document"] == 1
+    assert service.stats(scopes=ALL).nodes_by_type["Document"] == 1
 
     rerun = service.ingest([folder])
     assert not rerun.cancelled
@@ -481,7 +481,7 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
         "c_third.md": "ingested",
         "d_fourth.txt": "ingested",
     }
-    assert service.stats(scopes=ALL)["nodes_by_type"]["Document"] == 4
+    assert service.stats(scopes=ALL).nodes_by_type["Document"] == 4
     assert {r["state"] for r in service.sources()} == {"ingested"}
     assert service.verify().ok
 
@@ -579,7 +579,7 @@ def test_a_file_named_twice_is_read_once(service: MemoryService, tmp_path: Path)
     folder = files.write(tmp_path / "folder", {"kites.txt": files.prose("kites", 3)}).resolve()
     report = service.ingest([folder, folder / "kites.txt", folder])
     assert [(o.path, o.state) for o in report.files] == [(str(folder / "kites.txt"), "ingested")]
-    assert service.stats(scopes=ALL)["nodes_by_type"] == {"Document": 1, "Passage": 1}
+    assert service.stats(scopes=ALL).nodes_by_type == {"Document": 1, "Passage": 1}
     [row] = service.sources()
     assert row["document_id"] == report.files[0].document_id
 

@@ -95,7 +95,7 @@ def test_a_near_paraphrase_is_kept_searchable_and_awaits_review(service: MemoryS
     assert detail.as_dict()["awaiting_review"] == detail.awaiting_review.as_dict()
     assert service.get([first.node.id], scopes=ALL).nodes[0].as_dict()["awaiting_review"] is None
     # Counted like any active memory.
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 2}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 2}
 
 
 def test_a_memory_awaiting_review_is_linked_and_traversed(service: MemoryService) -> None:
@@ -133,7 +133,7 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
         assert stray.id in [h.id for h in upgraded.search("bike lock code", scopes=ALL).results]
         [item] = upgraded.pending(scopes=ALL)
         assert (item.id, item.state, item.node.status) == (second.verdict, "open", "active")
-        assert upgraded.stats(scopes=ALL)["nodes_by_status"] == {"active": 3}
+        assert upgraded.stats(scopes=ALL).nodes_by_status == {"active": 3}
         kept = upgraded.resolve_duplicate(second.verdict, "distinct", scopes=ALL)
         assert kept.node.status == "active"
         assert ("relates_to", first.node.id) in _edges(upgraded, second.node.id)

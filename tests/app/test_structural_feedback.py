@@ -101,7 +101,7 @@ def test_a_second_link_to_the_same_name_reuses_the_stub(service: MemoryService) 
     assert service.get([stub_id], scopes=ALL).nodes[0].edge_counts == EdgeCounts(
         incoming=2, outgoing=0
     )
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 2, "stub": 1}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 2, "stub": 1}
 
 
 def test_a_link_to_a_known_entity_uses_it(service: MemoryService) -> None:
@@ -148,7 +148,7 @@ def test_writing_the_entity_enriches_its_stub(service: MemoryService) -> None:
     assert _edges(service, stub_id) == sorted(("references", "in", n) for n in notes)
     detail = service.get([stub_id], scopes=ALL).nodes[0]
     assert detail.enrich_hint is None
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 4}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 4}
     assert stub_id in [hit.id for hit in service.search("marine biologist", scopes=ALL).results]
     # Written again, it is the same entity now.
     assert service.write("Person", "Xena").outcome == "absorbed"
@@ -210,7 +210,7 @@ def test_a_tag_naming_nothing_or_an_archived_project_is_ignored(service: MemoryS
     result = service.write("Note", "Weekend", "Quiet weekend. #hedge #unknownthing")
     assert result.relations_from_tags == []
     assert result.degree == 0
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 1, "archived": 1}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 1, "archived": 1}
 
 
 # -- status vocabulary ------------------------------------------------------------------------

@@ -29,7 +29,7 @@ def expected_counts(session: Session) -> dict[str, int]:
     assert service is not None
     scopes = service.scopes()
     stats = service.stats(scopes=scopes)
-    by_type, by_status = stats["nodes_by_type"], stats["nodes_by_status"]
+    by_type, by_status = stats.nodes_by_type, stats.nodes_by_status
     counts = {
         "all": sum(by_status.get(status, 0) for status in VISIBLE_STATUSES),
         "inbox": len(service.inbox_list(scopes=scopes)),
