@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast, get_args
 
-from cairn.storage.rows import NodeRow
+from cairn.storage.rows import NodeRow, SourceRow
 
 # An answer as JSON: what ``as_dict`` gives, for ``--json`` and the graph server.
 JsonObject = dict[str, Any]
@@ -427,6 +427,49 @@ class Forgotten:
         if self.note is not None:  # said only when there is something to say
             data["note"] = self.note
         return data
+
+
+@dataclass(frozen=True)
+class TrackedFile:
+    """A file the vault keeps track of: where it is, its state and, if it failed, why."""
+
+    path: str
+    scope: str
+    state: str  # ingested, failed, duplicate or missing
+    sha256: str | None
+    size: int | None
+    mtime_ns: int | None
+    media_type: str | None
+    document_id: str | None
+    passages: int
+    warnings: list[str]
+    error: str | None
+    first_seen: str
+    updated_at: str
+    path_bytes: str | None  # a name that is not UTF-8: its exact bytes, as hex
+
+    @classmethod
+    def from_row(cls, row: SourceRow) -> TrackedFile:
+        raw = row["path_bytes"]
+        return cls(
+            path=row["path"],
+            scope=row["scope"],
+            state=row["state"],
+            sha256=row["sha256"],
+            size=row["size"],
+            mtime_ns=row["mtime_ns"],
+            media_type=row["media_type"],
+            document_id=row["document_id"],
+            passages=row["passages"],
+            warnings=row["warnings"],
+            error=row["error"],
+            first_seen=row["first_seen"],
+            updated_at=row["updated_at"],
+            path_bytes=raw.hex() if raw else None,  # as hex for JSON
+        )
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
 
 
 @dataclass(frozen=True)

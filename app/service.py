@@ -37,6 +37,7 @@ from cairn.app.models import (
     Node,
     ReviewItem,
     SearchResponse,
+    TrackedFile,
     TraverseResponse,
     WriteResult,
 )
@@ -126,17 +127,14 @@ class MemoryService(VaultUpkeep):
 
     def sources(
         self, *, scopes: Sequence[str] | None = None, states: Sequence[str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[TrackedFile]:
         """The files the vault keeps track of in ``scopes`` (default: all), with their state
         and, if they failed, why."""
         chosen = self._scopes(scopes) if scopes is not None else self.scopes()
         with self._vault.read() as conn:
             rows = source_rows.listed(conn, states=states, scopes=chosen)
-        # A name that is not UTF-8: its exact bytes, as hex for JSON.
-        return [
-            {**row, "path_bytes": row["path_bytes"].hex() if row["path_bytes"] else None}
-            for row in rows
-        ]
+        # A name that is not UTF-8 comes with its exact bytes, as hex for JSON.
+        return [TrackedFile.from_row(row) for row in rows]
 
     def write(
         self,

@@ -21,7 +21,6 @@ signal, so widgets are only touched on the UI thread (STYLE 13, 14).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.ingestion.watching import WatchBatch
+from cairn.app.models import TrackedFile
 from cairn.app.service import MemoryService
 from cairn.ui.ingest_rows import EarlierFailures, FileList, human_size, summarize
 from cairn.ui.owned_calls import call_in_worker
@@ -354,7 +354,7 @@ class IngestPanel(QWidget):
             on_failed=self._show_earlier_error,
         )
 
-    def _show_earlier(self, rows: list[dict[str, Any]]) -> None:
+    def _show_earlier(self, rows: list[TrackedFile]) -> None:
         if self._session.service is not None and self._earlier_button.isChecked():
             self._earlier.show_rows(rows)
 
@@ -406,7 +406,7 @@ def _merged(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:
     return WatchBatch(batch.scope, folders, tuple(sorted({*waiting.changed, *batch.changed})))
 
 
-def failed_sources(service: MemoryService) -> list[dict[str, Any]]:
+def failed_sources(service: MemoryService) -> list[TrackedFile]:
     """Files that failed in any run, in every scope the vault has (worker side)."""
     return service.sources(scopes=service.scopes(), states=["failed"])
 

@@ -8,13 +8,13 @@ stop, end) and this module as what is shown for each file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from cairn.app.ingestion.report import IngestReport
+from cairn.app.models import TrackedFile
 
 # A row's state code and the words shown for it.
 ROW_WORDS = {
@@ -174,19 +174,19 @@ class EarlierFailures(QTreeWidget):
         self.setColumnWidth(1, 480)
         self.itemDoubleClicked.connect(self._open)
 
-    def show_rows(self, rows: list[dict[str, Any]]) -> None:
+    def show_rows(self, rows: list[TrackedFile]) -> None:
         self.clear()
         if not rows:
             self._note("No file has failed in earlier runs.")
         for row in rows:
-            when = str(row.get("updated_at") or "")[:16].replace("T", " ")
-            reason = row.get("error") or ""
-            item = QTreeWidgetItem([Path(row["path"]).name, reason, when])
-            item.setData(0, PATH_ROLE, row["path"])
-            item.setToolTip(0, row["path"])
+            when = row.updated_at[:16].replace("T", " ")
+            reason = row.error or ""
+            item = QTreeWidgetItem([Path(row.path).name, reason, when])
+            item.setData(0, PATH_ROLE, row.path)
+            item.setToolTip(0, row.path)
             item.setToolTip(1, reason)
-            if row.get("document_id"):
-                item.setData(0, DOCUMENT_ROLE, row["document_id"])
+            if row.document_id:
+                item.setData(0, DOCUMENT_ROLE, row.document_id)
             self.addTopLevelItem(item)
 
     def show_error(self, message: str) -> None:

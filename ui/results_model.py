@@ -35,7 +35,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from cairn.app.models import InboxItem, RecentItem, ReviewItem, SearchHit
+from cairn.app.models import InboxItem, RecentItem, ReviewItem, SearchHit, TrackedFile
 from cairn.ui.icons import type_icon
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the ResultRow itself
@@ -181,18 +181,18 @@ def row_from_inbox(item: InboxItem) -> ResultRow:
     )
 
 
-def row_from_source(source: dict[str, Any]) -> ResultRow:
+def row_from_source(source: TrackedFile) -> ResultRow:
     """An ingested file (a row of ``service.sources``): its Document memory."""
-    path = str(source["path"])
-    passages = source.get("passages") or 0
+    path = source.path
+    passages = source.passages
     return ResultRow(
-        key=str(source["document_id"]),
-        node_id=str(source["document_id"]),
+        key=str(source.document_id),
+        node_id=str(source.document_id),
         type="Document",
         title=source_name(path),
         snippet=f"{passages} passage{'s' if passages != 1 else ''} · {path}",
         source_name=source_name(path),
-        date=local_date(source.get("updated_at")),
+        date=local_date(source.updated_at),
     )
 
 

@@ -6,6 +6,7 @@ model)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from cairn.app import review
@@ -335,4 +336,27 @@ def test_the_statistics(service: MemoryService) -> None:
         "nodes_by_scope": {},
         "nodes_by_status": {},
         "nodes_by_type": {},
+    }
+
+
+def test_a_file_the_vault_keeps_track_of(service: MemoryService, tmp_path: Path) -> None:
+    note = tmp_path / "kiln.txt"
+    note.write_text("The kiln needs a new shelf before the fair.\n", encoding="utf-8")
+    service.ingest([note])
+    [row] = service.sources()
+    assert shape(as_json(row)) == {
+        "document_id": "str",
+        "error": "null",
+        "first_seen": "str",
+        "media_type": "str",
+        "mtime_ns": "int",
+        "passages": "int",
+        "path": "str",
+        "path_bytes": "null",
+        "scope": "str",
+        "sha256": "str",
+        "size": "int",
+        "state": "str",
+        "updated_at": "str",
+        "warnings": [],
     }
