@@ -1,18 +1,39 @@
-"""Plain values that cross the service boundary. Every one has ``as_dict`` for JSON."""
+"""Plain values that cross the service boundary. Every one has ``as_dict`` for JSON.
+
+An answer is made of named parts (a ``Link``, an ``EntityMatch``...), each a frozen dataclass
+whose fields are the keys its ``as_dict`` gives: the JSON the command line and the graph
+server print is the same as when the parts were dicts. Only what a pack lets a memory hold
+(``Node.attrs``, ``Node.locator``) and the diagnostic numbers stay open maps.
+"""
 
 from __future__ import annotations
 
 import copy
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
-from cairn.storage.rows import NodeRow
+from cairn.storage.rows import NodeRow, SourceRow
+
+# An answer as JSON: what ``as_dict`` gives, for ``--json`` and the graph server.
+JsonObject = dict[str, Any]
+
+NodeStatus = Literal["active", "pending", "superseded", "archived", "stub"]
+# What a write did (``WriteResult.outcome``); ``distinct`` and ``merged`` settle a review.
+WriteOutcome = Literal[
+    "inserted", "absorbed", "merge_linked", "pending", "enriched", "blocked", "distinct", "merged"
+]
+ReviewKind = Literal["duplicate", "label_conflict", "revive_candidate"]
+ReviewState = Literal["open", "resolved"]
+ReviewDecision = Literal["distinct", "merged", "dismissed"]
+EdgeDirection = Literal["out", "in"]
+FilterKind = Literal["all", "inbox", "type", "archive", "review"]
+FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 
 # What a default read shows; archived and superseded memories are asked for explicitly.
 # 'pending' is only found in vaults older than schema 10, and their upgrade makes it active.
-VISIBLE_STATUSES: tuple[str, ...] = ("active", "stub")
-ALL_STATUSES: tuple[str, ...] = ("active", "pending", "superseded", "archived", "stub")
+VISIBLE_STATUSES: tuple[NodeStatus, ...] = ("active", "stub")
+ALL_STATUSES: tuple[NodeStatus, ...] = ("active", "pending", "superseded", "archived", "stub")
 
 
 @dataclass(frozen=True)
@@ -22,7 +43,7 @@ class Node:
     title: str
     body: str
     attrs: dict[str, Any]
-    status: str
+    status: NodeStatus
     scope: str
     source: str | None
     locator: dict[str, Any] | None
@@ -44,7 +65,7 @@ class Node:
             title=row["title"],
             body=row["body"],
             attrs=json.loads(row["attrs"]),
-            status=row["status"],
+            status=cast(NodeStatus, row["status"]),  # the schema's trigger allows no other
             scope=row["scope"],
             source=row["source"],
             locator=json.loads(row["locator"]) if row["locator"] else None,
@@ -59,7 +80,7 @@ class Node:
             retention_label=row["retention_label"],
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -67,13 +88,114 @@ class Node:
 class EdgeSummary:
     type: str
     layer: str
-    direction: str  # 'out' when the node we look from is the source
+    direction: EdgeDirection  # 'out' when the node we look from is the source
     other_id: str
     other_type: str
     other_title: str
     rationale: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+# -- the parts of a write's answer -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Similar:
+    """A memory close in meaning to the one written (``resonance``)."""
+
+    id: str
+    type: str
+    title: str
+    score: float
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MemoryMatch:
+    """The memory a write was compared with by the dedup gate, and how alike they are."""
+
+    id: str
+    type: str
+    title: str
+    score: float
+    jaccard: float
+    reason: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EntityMatch:
+    """An entity a name may mean: the same name, an alias, a spelling, a similar meaning."""
+
+    id: str
+    type: str
+    title: str
+    status: NodeStatus
+    score: float  # 1.0 for the same name; how alike otherwise
+    reason: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+# What ``WriteResult.matched`` holds: a memory the gate compared, or the entity resolved to.
+Matched = MemoryMatch | EntityMatch
+
+
+@dataclass(frozen=True)
+class Relation:
+    """An edge a write made from a tag, or one it suggests making."""
+
+    edge_type: str
+    id: str
+    type: str
+    title: str
+    reason: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Link:
+    """An edge made from a ``[[link]]``: ``type`` is the edge's, ``target_type`` the node's."""
+
+    id: str
+    type: str
+    title: str
+    target_type: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StubCreated:
+    """An entity stored as a stub because a link named it before it was described."""
+
+    id: str
+    type: str
+    title: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EnrichHint:
+    """A stub many memories point to, and what to do about it."""
+
+    id: str
+    title: str
+    hint: str
+
+    def as_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -95,32 +217,32 @@ class WriteResult:
       (``node`` is None; see ``did_you_mean``).
     """
 
-    outcome: str
+    outcome: WriteOutcome
     node: Node | None
     embedded: bool
     degree: int
     warnings: tuple[str, ...] = ()
     verdict: str | None = None  # the review item of a pending write
-    matched: dict[str, Any] | None = None  # the memory it was compared with, and how
+    matched: Matched | None = None  # the memory it was compared with, and how
     flags: tuple[str, ...] = ()  # e.g. possible_contradiction
     suggestion: str | None = None
-    resonance: list[dict[str, Any]] = field(default_factory=list)
-    possible_duplicate_of: list[dict[str, Any]] = field(default_factory=list)
-    label_conflict: list[dict[str, Any]] = field(default_factory=list)
-    revive_candidate: list[dict[str, Any]] = field(default_factory=list)
-    did_you_mean: list[dict[str, Any]] = field(default_factory=list)
+    resonance: list[Similar] = field(default_factory=list)
+    possible_duplicate_of: list[EntityMatch] = field(default_factory=list)
+    label_conflict: list[EntityMatch] = field(default_factory=list)
+    revive_candidate: list[EntityMatch] = field(default_factory=list)
+    did_you_mean: list[EntityMatch] = field(default_factory=list)
     orphan_warning: bool = False
-    suggested_relations: list[dict[str, Any]] = field(default_factory=list)
-    relations_from_tags: list[dict[str, Any]] = field(default_factory=list)
-    links: list[dict[str, Any]] = field(default_factory=list)  # edges made from [[links]]
-    stubs_created: list[dict[str, Any]] = field(default_factory=list)
-    enrich_hints: list[dict[str, Any]] = field(default_factory=list)
+    suggested_relations: list[Relation] = field(default_factory=list)
+    relations_from_tags: list[Relation] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)  # edges made from [[links]]
+    stubs_created: list[StubCreated] = field(default_factory=list)
+    enrich_hints: list[EnrichHint] = field(default_factory=list)
 
     @property
     def id(self) -> str | None:
         return None if self.node is None else self.node.id
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         data = asdict(self)
         data["node"] = None if self.node is None else self.node.as_dict()
         data["id"] = self.id
@@ -137,7 +259,7 @@ class LinkResult:
     layer: str
     created: bool  # False when the same edge already existed
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -158,7 +280,7 @@ class SearchHit:
     diagnostics: dict[str, Any] | None = None  # each leg's numbers, when asked for
     awaiting_review: bool = False  # kept, but may repeat another memory (an open review item)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         # Copied field by field: ``asdict`` deep-copies every span and dict through its
         # generic recursion, half a millisecond for a page of ten hits on the server.
         data = dict(vars(self))
@@ -178,7 +300,7 @@ class SearchResponse:
     profile: str = "balanced"
     as_of: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "query": self.query,
             "results": [hit.as_dict() for hit in self.results],
@@ -190,31 +312,68 @@ class SearchResponse:
 
 
 @dataclass(frozen=True)
+class EdgeCounts:
+    """How many edges a memory has each way, all of them (not only those listed)."""
+
+    incoming: int = 0
+    outgoing: int = 0
+
+    def as_dict(self) -> JsonObject:
+        return {"in": self.incoming, "out": self.outgoing}
+
+
+@dataclass(frozen=True)
+class Addendum:
+    """Words a memory gained from a restatement absorbed into it, or a memory merged in."""
+
+    text: str
+    origin: str  # absorbed, merged
+    source: str | None
+    recorded_at: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AwaitingReview:
+    """A possible duplicate not yet settled: the review item, the memory it may repeat, why."""
+
+    item: str
+    other_id: str
+    other_title: str
+    reason: str
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class NodeDetail:
     node: Node
     edges: list[EdgeSummary]  # at most EDGES_PER_DIRECTION in and as many out
     edges_truncated: bool
-    edge_counts: dict[str, int] = field(default_factory=dict)  # all edges: {'in': n, 'out': n}
-    addenda: list[dict[str, Any]] = field(default_factory=list)
+    edge_counts: EdgeCounts = field(default_factory=EdgeCounts)  # all edges, each way
+    addenda: list[Addendum] = field(default_factory=list)
     # Ids of memories merged into this one (a read by one of them finds it). Not the names
     # a memory answers to: those are its ``aliases`` attribute.
     merged_ids: list[str] = field(default_factory=list)
     requested_as: str | None = None  # the merged id it was asked for by, if any
     enrich_hint: str | None = None
-    # A possible duplicate not yet settled: the review item, the memory it may repeat
-    # (other_id, other_title) and why; None when nothing waits.
-    awaiting_review: dict[str, Any] | None = None
+    # A possible duplicate not yet settled; None when nothing waits.
+    awaiting_review: AwaitingReview | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         data = self.node.as_dict()
         data["edges"] = [edge.as_dict() for edge in self.edges]
         data["edges_truncated"] = self.edges_truncated
-        data["edge_counts"] = dict(self.edge_counts)
-        data["addenda"] = list(self.addenda)
+        data["edge_counts"] = self.edge_counts.as_dict()
+        data["addenda"] = [addendum.as_dict() for addendum in self.addenda]
         data["merged_ids"] = list(self.merged_ids)
         data["requested_as"] = self.requested_as
         data["enrich_hint"] = self.enrich_hint
-        data["awaiting_review"] = dict(self.awaiting_review) if self.awaiting_review else None
+        waiting = self.awaiting_review
+        data["awaiting_review"] = None if waiting is None else waiting.as_dict()
         return data
 
 
@@ -223,7 +382,7 @@ class GetResponse:
     nodes: list[NodeDetail]
     missing: list[str]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"nodes": [n.as_dict() for n in self.nodes], "missing": list(self.missing)}
 
 
@@ -235,7 +394,7 @@ class Reached:
     status: str
     depth: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -246,13 +405,71 @@ class TraverseResponse:
     edges: list[dict[str, str]]
     truncated: bool
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "start": self.start,
             "nodes": [n.as_dict() for n in self.nodes],
             "edges": list(self.edges),
             "truncated": self.truncated,
         }
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What a forget deleted: how many memories (a Document with its parts) and its title."""
+
+    forgotten: int
+    title: str
+    note: str | None = None  # the file could not be compacted at once: when it will be
+
+    def as_dict(self) -> JsonObject:
+        data: JsonObject = {"forgotten": self.forgotten, "title": self.title}
+        if self.note is not None:  # said only when there is something to say
+            data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True)
+class TrackedFile:
+    """A file the vault keeps track of: where it is, its state and, if it failed, why."""
+
+    path: str
+    scope: str
+    state: str  # ingested, failed, duplicate or missing
+    sha256: str | None
+    size: int | None
+    mtime_ns: int | None
+    media_type: str | None
+    document_id: str | None
+    passages: int
+    warnings: list[str]
+    error: str | None
+    first_seen: str
+    updated_at: str
+    path_bytes: str | None  # a name that is not UTF-8: its exact bytes, as hex
+
+    @classmethod
+    def from_row(cls, row: SourceRow) -> TrackedFile:
+        raw = row["path_bytes"]
+        return cls(
+            path=row["path"],
+            scope=row["scope"],
+            state=row["state"],
+            sha256=row["sha256"],
+            size=row["size"],
+            mtime_ns=row["mtime_ns"],
+            media_type=row["media_type"],
+            document_id=row["document_id"],
+            passages=row["passages"],
+            warnings=row["warnings"],
+            error=row["error"],
+            first_seen=row["first_seen"],
+            updated_at=row["updated_at"],
+            path_bytes=raw.hex() if raw else None,  # as hex for JSON
+        )
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -265,8 +482,59 @@ class InboxItem:
     node_id: str | None
     decided_at: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class PackName:
+    name: str
+    version: int
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SpaceCount:
+    """An embedding space and, for a caller who sees every scope, how many vectors it holds."""
+
+    name: str
+    dim: int
+    state: str  # building or ready
+    vectors: int | None = None  # None: counted over scopes this caller does not see
+
+    def as_dict(self) -> JsonObject:
+        data: JsonObject = {"name": self.name, "dim": self.dim, "state": self.state}
+        if self.vectors is not None:
+            data["vectors"] = self.vectors
+        return data
+
+
+@dataclass(frozen=True)
+class VaultStats:
+    """Counts and sizes of a vault as the caller's scopes see it. The ``nodes_by_*`` maps
+    are keyed by what the vault holds (type names, statuses, scope names)."""
+
+    vault: str
+    file_bytes: int
+    pack: PackName
+    nodes_by_type: dict[str, int]
+    nodes_by_status: dict[str, int]
+    nodes_by_scope: dict[str, int]
+    edges: int
+    embedder: str | None
+    vector_search: bool
+    embedding_spaces: list[SpaceCount]
+    receipts: int
+
+    def as_dict(self) -> JsonObject:
+        data = dict(vars(self))
+        data["pack"] = self.pack.as_dict()
+        for counts in ("nodes_by_type", "nodes_by_status", "nodes_by_scope"):
+            data[counts] = dict(data[counts])
+        data["embedding_spaces"] = [space.as_dict() for space in self.embedding_spaces]
+        return data
 
 
 @dataclass(frozen=True)
@@ -279,7 +547,7 @@ class VerifyReport:
     def ok(self) -> bool:
         return not self.integrity_problems and self.receipts["ok"] and not self.index_problems
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "ok": self.ok,
             "integrity_problems": self.integrity_problems,
@@ -289,23 +557,43 @@ class VerifyReport:
 
 
 @dataclass(frozen=True)
+class MemoryPreview:
+    """One side of a review item: the memory and the start of its text."""
+
+    id: str
+    type: str
+    title: str
+    status: NodeStatus
+    text: str  # the first ``review.PREVIEW_CHARS`` characters of its body
+    recorded_at: str
+    source: str | None
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class ReviewItem:
     """A decision waiting for the person: a possible duplicate, a label conflict, or an
     archived memory a new one may revive."""
 
     id: str
-    kind: str
-    node: dict[str, Any]  # id, type, title, status, text, recorded_at, source of the new one
-    other: dict[str, Any]  # ... and of the one it resembles
+    kind: ReviewKind
+    node: MemoryPreview | None  # the new one; None when the caller's scopes do not see it
+    other: MemoryPreview | None  # the one it resembles
     score: float | None
     reason: str
     flags: list[str]
-    state: str
-    decision: str | None
+    state: ReviewState
+    decision: ReviewDecision | None
     created_at: str
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> JsonObject:
+        data = asdict(self)
+        # A side not seen is an empty object, as it always was in the JSON.
+        data["node"] = {} if self.node is None else self.node.as_dict()
+        data["other"] = {} if self.other is None else self.other.as_dict()
+        return data
 
 
 @dataclass(frozen=True)
@@ -322,7 +610,7 @@ class HistoryEntry:
     # style: "[-removed-]{+added+}" around what changed, the rest as it was; None for the first.
     changes: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -333,8 +621,63 @@ class History:
     chain: list[HistoryEntry]
     position: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"chain": [e.as_dict() for e in self.chain], "position": self.position}
+
+
+@dataclass(frozen=True)
+class DueItem:
+    """A commitment due within the briefing's week, or overdue."""
+
+    id: str
+    type: str
+    title: str
+    recorded_at: str
+    due: str
+    overdue: bool
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RecentItem:
+    """One of the newest memories, marked if it may repeat another (an open review item)."""
+
+    id: str
+    type: str
+    title: str
+    recorded_at: str
+    awaiting_review: bool
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    """A review item as the briefing lists it; ``pending`` gives the whole item."""
+
+    id: str
+    kind: ReviewKind
+    reason: str
+    score: float | None
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StubToEnrich:
+    """A stub many memories link to, with how many edges it has."""
+
+    id: str
+    type: str
+    title: str
+    degree: int
+
+    def as_dict(self) -> JsonObject:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -342,11 +685,25 @@ class Briefing:
     """What to look at first: commitments due, recent memories, reviews waiting, stubs."""
 
     today: str
-    due: list[dict[str, Any]]
-    recent: list[dict[str, Any]]
-    reviews: list[dict[str, Any]]
+    due: list[DueItem]
+    recent: list[RecentItem]
+    reviews: list[ReviewSummary]
     review_count: int
-    stubs_to_enrich: list[dict[str, Any]]
+    stubs_to_enrich: list[StubToEnrich]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """What the window's list of memories is narrowed to: every memory, the inbox, one type
+    (``type`` names it), the archive or the review queue."""
+
+    kind: FilterKind = "all"
+    type: str | None = None  # for the kind "type" only
+
+    @property
+    def key(self) -> str:
+        """The filter in short: "all", "inbox", "archive", "review" or "type:Note"."""
+        return f"type:{self.type}" if self.kind == "type" else self.kind

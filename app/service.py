@@ -26,6 +26,7 @@ from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import (
     ALL_STATUSES,
     Briefing,
+    Forgotten,
     GetResponse,
     History,
     InboxItem,
@@ -33,6 +34,7 @@ from cairn.app.models import (
     Node,
     ReviewItem,
     SearchResponse,
+    TrackedFile,
     TraverseResponse,
     WriteResult,
 )
@@ -114,17 +116,14 @@ class MemoryService(VaultUpkeep):
 
     def sources(
         self, *, scopes: Sequence[str] | None = None, states: Sequence[str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[TrackedFile]:
         """The files the vault keeps track of in ``scopes`` (default: all), with their state
         and, if they failed, why."""
         chosen = self._scopes(scopes) if scopes is not None else self.scopes()
         with self._vault.read() as conn:
             rows = source_rows.listed(conn, states=states, scopes=chosen)
-        # A name that is not UTF-8: its exact bytes, as hex for JSON.
-        return [
-            {**row, "path_bytes": row["path_bytes"].hex() if row["path_bytes"] else None}
-            for row in rows
-        ]
+        # A name that is not UTF-8 comes with its exact bytes, as hex for JSON.
+        return [TrackedFile.from_row(row) for row in rows]
 
     def write(
         self,
@@ -241,7 +240,7 @@ class MemoryService(VaultUpkeep):
             rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
         return [Node.from_row(row) for row in rows]
 
-    def forget(self, node_id: str, *, scopes: Sequence[str]) -> dict[str, Any]:
+    def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
         the person's explicit act. Returns how many nodes went; the receipt holds no text."""
         return forgetting.forget(self._vault, self._space, node_id, self._scopes(scopes))

@@ -58,7 +58,7 @@ def run_pairs(service: MemoryService, pairs: list[dict[str, Any]]) -> list[dict[
                 "kind": pair["kind"],
                 "outcome": second.outcome,
                 "flags": list(second.flags),
-                "score": second.matched["score"] if second.matched else None,
+                "score": second.matched.score if second.matched else None,
             }
         )
     return decisions

@@ -93,11 +93,11 @@ def cmd_sources(args: argparse.Namespace) -> int:
         if not rows:
             print("no failed files" if args.failed else "no files yet: cairn ingest PATH")
         for row in rows:
-            print(f"{row['state']:<9} {row['path']}")
-            if row["error"]:
-                print(f"    {row['error']}")
+            print(f"{row.state:<9} {row.path}")
+            if row.error:
+                print(f"    {row.error}")
 
-    emit(args, rows, human)
+    emit(args, [row.as_dict() for row in rows], human)
     return 0
 
 

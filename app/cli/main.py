@@ -164,9 +164,9 @@ def cmd_get(args: argparse.Namespace) -> int:
             waiting = detail.awaiting_review
             if waiting:
                 print(
-                    f"  awaiting review: may repeat {waiting['other_title']} "
-                    f"({waiting['other_id']}): {waiting['reason']}; "
-                    f"cairn resolve {waiting['item']} distinct|merge"
+                    f"  awaiting review: may repeat {waiting.other_title} "
+                    f"({waiting.other_id}): {waiting.reason}; "
+                    f"cairn resolve {waiting.item} distinct|merge"
                 )
             if node.body:
                 print(f"  {node.body}")
@@ -288,16 +288,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
         stats = service.stats(scopes=scopes_of(service, args))
 
     def human() -> None:
-        total = sum(stats["nodes_by_type"].values())
+        total = sum(stats.nodes_by_type.values())
         print(
-            f"{stats['vault']}: {total} memories, {stats['edges']} links, "
-            f"{stats['file_bytes'] / 1e6:.1f} MB"
+            f"{stats.vault}: {total} memories, {stats.edges} links, {stats.file_bytes / 1e6:.1f} MB"
         )
-        for name, count in stats["nodes_by_type"].items():
+        for name, count in stats.nodes_by_type.items():
             print(f"  {name:14} {count}")
-        print(f"vector search: {'on' if stats['vector_search'] else 'off'} ({stats['embedder']})")
+        print(f"vector search: {'on' if stats.vector_search else 'off'} ({stats.embedder})")
 
-    emit(args, stats, human)
+    emit(args, stats.as_dict(), human)
     return 0
 
 

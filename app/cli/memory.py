@@ -21,17 +21,14 @@ def describe_write(result: WriteResult) -> None:
     if node is None:
         print(f"{result.outcome}: not stored, it looks like something you already have:")
         for other in result.did_you_mean:
-            print(f"  did you mean [{other['type']}] {other['title']} ({other['id']})?")
+            print(f"  did you mean [{other.type}] {other.title} ({other.id})?")
         print("  Store it anyway with --force-new.")
         return
     print(f"{result.outcome} {node.type} {node.id}: {node.title}")
     if not result.embedded:
         print("  (not embedded: vector search will need a reindex)")
     if result.matched:
-        print(
-            f"  matched [{result.matched['type']}] {result.matched['title']}: "
-            f"{result.matched.get('reason', '')}"
-        )
+        print(f"  matched [{result.matched.type}] {result.matched.title}: {result.matched.reason}")
     if result.verdict:
         print(
             f"  kept and searchable, awaiting review {result.verdict}: "
@@ -45,21 +42,21 @@ def describe_write(result: WriteResult) -> None:
         ("archived, revive?", result.revive_candidate),
     ):
         for item in items:
-            print(f"  {kind} [{item['type']}] {item['title']} ({item['id']}): {item['reason']}")
+            print(f"  {kind} [{item.type}] {item.title} ({item.id}): {item.reason}")
     for link in result.links:
-        print(f"  linked -{link['type']}-> {link['title']}")
+        print(f"  linked -{link.type}-> {link.title}")
     for stub in result.stubs_created:
-        print(f"  new stub [{stub['type']}] {stub['title']} (describe it later)")
+        print(f"  new stub [{stub.type}] {stub.title} (describe it later)")
     for relation in result.relations_from_tags:
-        print(f"  linked -{relation['edge_type']}-> {relation['title']} ({relation['reason']})")
+        print(f"  linked -{relation.edge_type}-> {relation.title} ({relation.reason})")
     for hint in result.enrich_hints:
-        print(f"  {hint['title']}: {hint['hint']}")
+        print(f"  {hint.title}: {hint.hint}")
     if result.orphan_warning:
         print("  not linked to anything yet" + (": maybe" if result.suggested_relations else ""))
     for relation in result.suggested_relations:
-        print(f"    -{relation['edge_type']}-> {relation['title']} ({relation['reason']})")
-    for item in result.resonance:
-        print(f"  related: {item['title']} ({item['score']:.2f})")
+        print(f"    -{relation.edge_type}-> {relation.title} ({relation.reason})")
+    for similar in result.resonance:
+        print(f"  related: {similar.title} ({similar.score:.2f})")
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
@@ -72,14 +69,9 @@ def cmd_pending(args: argparse.Namespace) -> int:
         for item in items:
             flags = f" [{', '.join(item.flags)}]" if item.flags else ""
             print(f"{item.id}  {item.kind}{flags}: {item.reason}")
-            print(
-                f"   new:   [{item.node['type']}] {item.node['title']}: "
-                f"{one_line(item.node['text'])[:100]}"
-            )
-            print(
-                f"   other: [{item.other['type']}] {item.other['title']}: "
-                f"{one_line(item.other['text'])[:100]}"
-            )
+            for label, side in (("new:  ", item.node), ("other:", item.other)):
+                if side is not None:
+                    print(f"   {label} [{side.type}] {side.title}: {one_line(side.text)[:100]}")
 
     emit(args, [item.as_dict() for item in items], human)
     return 0
@@ -133,20 +125,20 @@ def cmd_briefing(args: argparse.Namespace) -> int:
         print(f"Briefing for {briefing.today}")
         print("Due:" if briefing.due else "Nothing due this week.")
         for item in briefing.due:
-            late = " (overdue)" if item["overdue"] else ""
-            print(f"  {item['due']}{late}  {item['title']}  ({item['id']})")
+            late = " (overdue)" if item.overdue else ""
+            print(f"  {item.due}{late}  {item.title}  ({item.id})")
         if briefing.review_count:
             print(f"{briefing.review_count} waiting for review (cairn pending):")
             for review in briefing.reviews:
-                print(f"  {review['kind']}: {review['reason']}  ({review['id']})")
+                print(f"  {review.kind}: {review.reason}  ({review.id})")
         if briefing.stubs_to_enrich:
             print("Worth describing:")
             for stub in briefing.stubs_to_enrich:
-                print(f"  {stub['title']}, linked {stub['degree']} times  ({stub['id']})")
+                print(f"  {stub.title}, linked {stub.degree} times  ({stub.id})")
         print("Recent:")
-        for item in briefing.recent:
-            waiting = " (awaiting review)" if item["awaiting_review"] else ""
-            print(f"  [{item['type']}] {item['title']}{waiting}  ({item['id']})")
+        for recent in briefing.recent:
+            waiting = " (awaiting review)" if recent.awaiting_review else ""
+            print(f"  [{recent.type}] {recent.title}{waiting}  ({recent.id})")
 
     emit(args, briefing.as_dict(), human)
     return 0
@@ -194,11 +186,11 @@ def cmd_forget(args: argparse.Namespace) -> int:
         result = service.forget(args.id, scopes=scopes)
 
     def human() -> None:
-        print(f"Forgotten: {result['title']!r} ({result['forgotten']} memories with its parts).")
-        if "note" in result:
-            print(result["note"])
+        print(f"Forgotten: {result.title!r} ({result.forgotten} memories with its parts).")
+        if result.note is not None:
+            print(result.note)
 
-    emit(args, result, human)
+    emit(args, result.as_dict(), human)
     return 0
 
 

@@ -45,12 +45,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from cairn.app.dedup import likeness
 from cairn.app.dedup.anchors import share_anchors
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.memory_settings import MemorySettings
+from cairn.app.models import EntityMatch, MemoryMatch, NodeStatus, Similar, WriteOutcome
 from cairn.app.packs import Pack
 from cairn.app.text.surface import searchable_text
 from cairn.storage import dedup_rows, graph_rows
@@ -82,13 +83,30 @@ class Candidate:
     family: str
     score: float
 
-    def brief(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "title": self.title, "score": self.score}
+    def brief(self) -> Similar:
+        return Similar(self.id, self.type, self.title, self.score)
+
+    def as_entity(self) -> EntityMatch:
+        """The candidate as an entity a new one may repeat: alike in meaning."""
+        return EntityMatch(
+            self.id,
+            self.type,
+            self.title,
+            cast(NodeStatus, self.status),
+            self.score,
+            "similar meaning",
+        )
+
+    def as_match(self, jaccard: float | None, reason: str) -> MemoryMatch:
+        """The candidate as the memory a write was compared with."""
+        return MemoryMatch(
+            self.id, self.type, self.title, self.score, round(jaccard or 0.0, 4), reason
+        )
 
 
 @dataclass(frozen=True)
 class Verdict:
-    outcome: str  # inserted, absorbed, merge_linked, pending
+    outcome: WriteOutcome  # inserted, absorbed, merge_linked, pending
     candidate: Candidate | None
     reason: str
     jaccard: float | None = None
@@ -213,9 +231,7 @@ def cluster_statements(conn: Connection, candidate: Candidate, scopes: Sequence[
     return statements
 
 
-def resonance(
-    candidates: Sequence[Candidate], floor: float, exclude: set[str]
-) -> list[dict[str, Any]]:
+def resonance(candidates: Sequence[Candidate], floor: float, exclude: set[str]) -> list[Similar]:
     """Related memories worth showing beside a new one: above the floor, never itself."""
     return [c.brief() for c in candidates if c.score >= floor and c.id not in exclude][
         :RESONANCE_SIZE

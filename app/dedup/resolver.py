@@ -15,9 +15,10 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import cast
 
+from cairn.app.models import EntityMatch, NodeStatus
 from cairn.storage import name_index
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NameRow
@@ -130,10 +131,10 @@ class NameMatch:
     def exact(self) -> bool:
         return self.reason in ("same name", "alias")
 
-    def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        del data["seq"]
-        return data
+    def as_entity(self) -> EntityMatch:
+        """What a write's answer says of this match (its row number left out)."""
+        status = cast(NodeStatus, self.status)
+        return EntityMatch(self.id, self.type, self.title, status, self.score, self.reason)
 
 
 def lookup(

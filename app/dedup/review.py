@@ -19,12 +19,24 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from cairn.app.clock import now_iso
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
-from cairn.app.models import GetResponse, Node, ReviewItem, WriteResult
+from cairn.app.models import (
+    AwaitingReview,
+    GetResponse,
+    MemoryPreview,
+    Node,
+    NodeStatus,
+    ReviewDecision,
+    ReviewItem,
+    ReviewKind,
+    ReviewState,
+    WriteOutcome,
+    WriteResult,
+)
 from cairn.app.packs import Pack
 from cairn.app.text.surface import searchable_text
 from cairn.app.upkeep import receipts
@@ -125,7 +137,7 @@ class Review:
             degree = graph_rows.degree(conn, node.id)
         if decision == "merge":
             self._store.reembed(node.id)
-        outcome = "distinct" if decision == "distinct" else "merged"
+        outcome: WriteOutcome = "distinct" if decision == "distinct" else "merged"
         return WriteResult(outcome, node, embedded=True, degree=degree)
 
     def _open(self, conn: Connection, item_id: str, scopes: list[str]) -> ReviewItemRow:
@@ -205,39 +217,35 @@ def _sides(conn: Connection, row: ReviewItemRow, scopes: list[str]) -> dict[str,
     return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
 
 
-def _awaiting(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "item": row["id"],
-        "other_id": row["other_id"],
-        "other_title": row["other_title"],
-        "reason": row["reason"],
-    }
+def _awaiting(row: dict[str, Any]) -> AwaitingReview:
+    return AwaitingReview(row["id"], row["other_id"], row["other_title"], row["reason"])
 
 
 def _item(row: ReviewItemRow, nodes: dict[str, NodeRow]) -> ReviewItem:
     return ReviewItem(
         id=row["id"],
-        kind=row["kind"],
+        # The schema holds these words to the sets their types name.
+        kind=cast(ReviewKind, row["kind"]),
         node=_preview(nodes.get(row["node_id"])),
         other=_preview(nodes.get(row["other_id"])),
         score=row["score"],
         reason=row["reason"],
         flags=json.loads(row["flags"]),
-        state=row["state"],
-        decision=row["decision"],
+        state=cast(ReviewState, row["state"]),
+        decision=cast(ReviewDecision | None, row["decision"]),
         created_at=row["created_at"],
     )
 
 
-def _preview(row: NodeRow | None) -> dict[str, Any]:
+def _preview(row: NodeRow | None) -> MemoryPreview | None:
     if row is None:
-        return {}
-    return {
-        "id": row["id"],
-        "type": row["type"],
-        "title": row["title"],
-        "status": row["status"],
-        "text": row["body"][:PREVIEW_CHARS],
-        "recorded_at": row["recorded_at"],
-        "source": row["source"],
-    }
+        return None
+    return MemoryPreview(
+        id=row["id"],
+        type=row["type"],
+        title=row["title"],
+        status=cast(NodeStatus, row["status"]),
+        text=row["body"][:PREVIEW_CHARS],
+        recorded_at=row["recorded_at"],
+        source=row["source"],
+    )

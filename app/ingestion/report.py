@@ -6,7 +6,20 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+
+# What came of a file (``FileOutcome.state``); a dry run's files are ``planned``.
+FileState = Literal[
+    "ingested",
+    "replaced",
+    "unchanged",
+    "duplicate",
+    "moved",
+    "skipped",
+    "failed",
+    "cancelled",
+    "planned",
+]
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,10 @@ class IngestReport:
         for outcome in self.files:
             found[outcome.state] = found.get(outcome.state, 0) + 1
         return found
+
+    def count(self, state: FileState) -> int:
+        """How many files came to ``state``."""
+        return sum(1 for outcome in self.files if outcome.state == state)
 
     @property
     def failed(self) -> list[FileOutcome]:

@@ -253,7 +253,7 @@ class DocumentStore:
                     conn, result.node.id, entity_id, "mentions", None
                 )
         repeated = result.matched if result.outcome == "merge_linked" else None
-        return repeated["id"] if repeated else None
+        return repeated.id if repeated else None
 
     def _ask_if_repeated(
         self,

@@ -20,6 +20,7 @@ from typing import Any
 
 from cairn.app.dedup import resolver
 from cairn.app.linking.stubs import enrich_hint
+from cairn.app.models import EnrichHint, EntityMatch, Link, Relation, Similar, StubCreated
 from cairn.app.packs import NodeType, Pack
 from cairn.storage import graph_rows
 from cairn.storage.connection import Connection
@@ -41,11 +42,11 @@ MAX_SUGGESTIONS = 8
 
 @dataclass
 class Feedback:
-    links: list[dict[str, Any]] = field(default_factory=list)
-    stubs_created: list[dict[str, Any]] = field(default_factory=list)
-    suggested_relations: list[dict[str, Any]] = field(default_factory=list)
-    relations_from_tags: list[dict[str, Any]] = field(default_factory=list)
-    enrich_hints: list[dict[str, Any]] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    stubs_created: list[StubCreated] = field(default_factory=list)
+    suggested_relations: list[Relation] = field(default_factory=list)
+    relations_from_tags: list[Relation] = field(default_factory=list)
+    enrich_hints: list[EnrichHint] = field(default_factory=list)
     new_stub_seqs: list[tuple[int, str]] = field(default_factory=list)  # (seq, name)
 
 
@@ -127,18 +128,17 @@ def connect(
         target = resolve_link(conn, name, scope)
         if target is None:
             stub = make_stub(name)
-            out.stubs_created.append({"id": stub["id"], "type": stub["type"], "title": name})
+            out.stubs_created.append(StubCreated(stub["id"], stub["type"], name))
             out.new_stub_seqs.append((stub["seq"], name))
-            target_row = {"id": stub["id"], "type": stub["type"], "title": name}
+            target_id, target_type, target_title = stub["id"], stub["type"], name
         else:
-            target_row = {"id": target.id, "type": target.type, "title": target.title}
-        if target_row["id"] == node["id"]:
+            target_id, target_type, target_title = target.id, target.type, target.title
+        if target_id == node["id"]:
             continue
-        edge = pack.edge_for(node["type"], target_row["type"], LINK_EDGES)
-        if edge and make_edge(node["id"], target_row["id"], edge, f"[[{name}]]"):
-            # Fix: the target's "type" was spread after the edge's and replaced it, so a link
-            # reported the node type ("Topic") as its edge type; both are kept now.
-            out.links.append({**target_row, "type": edge, "target_type": target_row["type"]})
+        edge = pack.edge_for(node["type"], target_type, LINK_EDGES)
+        if edge and make_edge(node["id"], target_id, edge, f"[[{name}]]"):
+            # A link names its edge's type and its target's; the one once replaced the other.
+            out.links.append(Link(target_id, edge, target_title, target_type))
     if tag_mode != "off":
         for tag in tags:
             target = resolve_link(conn, tag, scope)
@@ -147,45 +147,34 @@ def connect(
             edge = pack.edge_for(node["type"], target.type, TAG_EDGES)
             if edge is None:
                 continue
-            relation = {
-                "edge_type": edge,
-                "id": target.id,
-                "type": target.type,
-                "title": target.title,
-                "reason": f"tag #{tag}",
-            }
+            relation = Relation(edge, target.id, target.type, target.title, f"tag #{tag}")
             if tag_mode == "auto":
                 make_edge(node["id"], target.id, edge, f"tag #{tag}")
                 out.relations_from_tags.append(relation)
             else:
                 out.suggested_relations.append(relation)
     for linked in out.links:
-        hint = enrich_hint(conn, linked["id"])
+        hint = enrich_hint(conn, linked.id)
         if hint:
-            out.enrich_hints.append({"id": linked["id"], "title": linked["title"], "hint": hint})
+            out.enrich_hints.append(EnrichHint(linked.id, linked.title, hint))
     return out
 
 
 def orphan_suggestions(
-    relations: Sequence[dict[str, Any]],
-    duplicates: Sequence[dict[str, Any]],
-    resonance: Sequence[dict[str, Any]],
-) -> list[dict[str, Any]]:
+    relations: Sequence[Relation],
+    duplicates: Sequence[EntityMatch],
+    resonance: Sequence[Similar],
+) -> list[Relation]:
     """What a memory with no edges might be linked to: tag anchors, then similar entities,
     then related memories, each once."""
-    suggestions: dict[str, dict[str, Any]] = {}
+    suggestions: dict[str, Relation] = {}
     for relation in relations:
-        suggestions.setdefault(relation["id"], dict(relation))
-    for item in [*duplicates, *resonance]:
-        reason = item.get("reason") or f"similar meaning ({item['score']:.2f})"
+        suggestions.setdefault(relation.id, relation)
+    alike: list[EntityMatch | Similar] = [*duplicates, *resonance]
+    for item in alike:
+        said = item.reason if isinstance(item, EntityMatch) else ""
+        reason = said or f"similar meaning ({item.score:.2f})"
         suggestions.setdefault(
-            item["id"],
-            {
-                "edge_type": SUGGESTION_EDGE[0],
-                "id": item["id"],
-                "type": item["type"],
-                "title": item["title"],
-                "reason": reason,
-            },
+            item.id, Relation(SUGGESTION_EDGE[0], item.id, item.type, item.title, reason)
         )
     return list(suggestions.values())[:MAX_SUGGESTIONS]

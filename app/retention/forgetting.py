@@ -9,10 +9,9 @@ something was forgotten.
 
 from __future__ import annotations
 
-from typing import Any
-
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import NodeNotFound
+from cairn.app.models import Forgotten
 from cairn.app.upkeep import receipts
 from cairn.storage import forget_rows, graph_rows
 from cairn.storage.connection import Connection
@@ -39,7 +38,7 @@ def _contents(
     return found
 
 
-def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str]) -> dict[str, Any]:
+def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str]) -> Forgotten:
     with vault.write() as conn:
         rows = graph_rows.nodes_by_ids(conn, [node_id], scopes)
         if not rows:
@@ -54,14 +53,14 @@ def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str])
             graph_rows.delete_node(conn, row["id"])
             space.removed(row["seq"])
         receipts.append(conn, "forget", {"nodes": len(ids)})
-    result: dict[str, Any] = {"forgotten": len(ids), "title": rows[0]["title"]}
     try:
         vault.vacuum()
     except VaultBusy:
         # Another program holds the vault (an ingest beside the window): the memory is gone
         # from every table already; its freed pages are zeroed, and the rebuild comes later.
-        result["note"] = (
+        note = (
             "The vault was busy with other work, so the file is compacted at the next forget "
             "instead."
         )
-    return result
+        return Forgotten(len(ids), rows[0]["title"], note)
+    return Forgotten(len(ids), rows[0]["title"])

@@ -7,11 +7,18 @@ review queue, and stubs that many memories point to but nobody has described yet
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
+from typing import cast
 
 from cairn.app.errors import InvalidRequest
 from cairn.app.linking.stubs import ENRICH_DEGREE
-from cairn.app.models import Briefing
+from cairn.app.models import (
+    Briefing,
+    DueItem,
+    RecentItem,
+    ReviewKind,
+    ReviewSummary,
+    StubToEnrich,
+)
 from cairn.app.packs import Pack
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.rows import NodeRow
@@ -49,21 +56,17 @@ def briefing(vault: Vault, pack: Pack, scopes: list[str], today: str | None = No
         stubs = graph_rows.stubs_by_degree(conn, scopes, ENRICH_DEGREE, STUBS_SHOWN)
     return Briefing(
         today=day.isoformat(),
-        due=[_brief(r) | {"due": r["due"], "overdue": r["due"] < day.isoformat()} for r in due],
-        recent=[_brief(r) | {"awaiting_review": r["id"] in waiting} for r in recent],
+        due=[DueItem(*_brief(r), due=r["due"], overdue=r["due"] < day.isoformat()) for r in due],
+        recent=[RecentItem(*_brief(r), awaiting_review=r["id"] in waiting) for r in recent],
         reviews=[
-            {"id": r["id"], "kind": r["kind"], "reason": r["reason"], "score": r["score"]}
+            ReviewSummary(r["id"], cast(ReviewKind, r["kind"]), r["reason"], r["score"])
             for r in reviews
         ],
         review_count=review_count,
-        stubs_to_enrich=[dict(s) for s in stubs],
+        stubs_to_enrich=[StubToEnrich(s["id"], s["type"], s["title"], s["degree"]) for s in stubs],
     )
 
 
-def _brief(row: NodeRow) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "type": row["type"],
-        "title": row["title"],
-        "recorded_at": row["recorded_at"],
-    }
+def _brief(row: NodeRow) -> tuple[str, str, str, str]:
+    """A row's id, type, title and recorded_at: how every list of the briefing starts."""
+    return row["id"], row["type"], row["title"], row["recorded_at"]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import cast
 
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.linking import stubs
 from cairn.app.models import (
     ALL_STATUSES,
+    Addendum,
+    EdgeCounts,
+    EdgeDirection,
     EdgeSummary,
     GetResponse,
     Node,
@@ -41,9 +44,9 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
         wanted = [merged.get(node_id, node_id) for node_id in ids]
         rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, wanted, scopes)}
         edges = graph_rows.edges_touching(conn, list(rows), scopes, statuses=ALL_STATUSES)
-        addenda: dict[str, list[dict[str, Any]]] = {}
+        addenda: dict[str, list[Addendum]] = {}
         for a in dedup_rows.addenda_of(conn, list(rows)):
-            addendum: dict[str, Any] = {k: v for k, v in a.items() if k != "node_id"}
+            addendum = Addendum(a["text"], a["origin"], a["source"], a["recorded_at"])
             addenda.setdefault(a["node_id"], []).append(addendum)
         merged_ids = {node_id: dedup_rows.aliases_of(conn, node_id) for node_id in rows}
         hints = {node_id: stubs.enrich_hint(conn, node_id) for node_id in rows}
@@ -64,7 +67,7 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
             EdgeSummary(
                 e["type"],
                 e["layer"],
-                e["direction"],
+                cast(EdgeDirection, e["direction"]),  # edges_touching says 'out' or 'in'
                 e["other_id"],
                 e["other_type"],
                 e["other_title"],
@@ -76,7 +79,10 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
         if node_id not in rows:
             continue
         summaries = by_node[node_id][::-1]  # newest edges first: a hub shows its latest
-        counts = {d: sum(1 for e in summaries if e.direction == d) for d in ("in", "out")}
+        counts = EdgeCounts(
+            incoming=sum(1 for e in summaries if e.direction == "in"),
+            outgoing=sum(1 for e in summaries if e.direction == "out"),
+        )
         shown = [e for e in summaries if e.direction == "out"][:EDGES_PER_DIRECTION] + [
             e for e in summaries if e.direction == "in"
         ][:EDGES_PER_DIRECTION]
@@ -84,7 +90,7 @@ def get(vault: Vault, ids: Sequence[str], scopes: Sequence[str]) -> GetResponse:
             NodeDetail(
                 Node.from_row(rows[node_id]),
                 shown,
-                max(counts.values()) > EDGES_PER_DIRECTION,
+                max(counts.incoming, counts.outgoing) > EDGES_PER_DIRECTION,
                 counts,
                 addenda.get(node_id, []),
                 merged_ids[node_id],

@@ -180,7 +180,7 @@ def _graph(
 def _stats(
     service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]
 ) -> Reply:
-    return Reply.json(service.stats(scopes=scopes))
+    return Reply.json(service.stats(scopes=scopes).as_dict())
 
 
 # -- the table --------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from cairn.app.errors import SCOPE_NAME, SCOPE_RULE, InvalidRequest, UnknownScop
 from cairn.app.ingestion import watch_list
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import BatchSink, FolderWatcher, ProblemSink
-from cairn.app.models import VerifyReport
+from cairn.app.models import PackName, SpaceCount, VaultStats, VerifyReport
 from cairn.app.packs import Pack
 from cairn.app.portability import exporting, jsonl_import
 from cairn.app.portability.leftovers import ExportLedger
@@ -153,28 +153,32 @@ class VaultUpkeep:
 
     # -- the vault ----------------------------------------------------------------------------
 
-    def stats(self, *, scopes: Sequence[str]) -> dict[str, Any]:
+    def stats(self, *, scopes: Sequence[str]) -> VaultStats:
         chosen = self._scopes(scopes)
         with self._vault.read() as conn:
-            return {
-                "vault": str(self._vault.path),
-                "file_bytes": self._vault.file_size(),
-                "pack": {"name": self._pack.name, "version": self._pack.version},
-                "nodes_by_type": graph_rows.counts_by(conn, "type", chosen),
-                "nodes_by_status": graph_rows.counts_by(conn, "status", chosen),
-                "nodes_by_scope": graph_rows.counts_by(conn, "scope", chosen),
-                "edges": graph_rows.edge_count(conn, chosen),
-                "embedder": self._space.identity,
-                "vector_search": self._space.ready,
-                "embedding_spaces": [
-                    # Vector counts span every scope: shown only to a caller that sees all.
-                    space
-                    if set(chosen) >= set(records.scope_names(conn))
-                    else {k: v for k, v in space.items() if k != "vectors"}
+            # Vector counts span every scope: shown only to a caller that sees all.
+            sees_all = set(chosen) >= set(records.scope_names(conn))
+            return VaultStats(
+                vault=str(self._vault.path),
+                file_bytes=self._vault.file_size(),
+                pack=PackName(self._pack.name, self._pack.version),
+                nodes_by_type=graph_rows.counts_by(conn, "type", chosen),
+                nodes_by_status=graph_rows.counts_by(conn, "status", chosen),
+                nodes_by_scope=graph_rows.counts_by(conn, "scope", chosen),
+                edges=graph_rows.edge_count(conn, chosen),
+                embedder=self._space.identity,
+                vector_search=self._space.ready,
+                embedding_spaces=[
+                    SpaceCount(
+                        space["name"],
+                        space["dim"],
+                        space["state"],
+                        space["vectors"] if sees_all else None,
+                    )
                     for space in vectors.spaces(conn)
                 ],
-                "receipts": records.receipt_count(conn),
-            }
+                receipts=records.receipt_count(conn),
+            )
 
     def verify(self) -> VerifyReport:
         """The file's integrity checks, the receipt chain, and index consistency."""

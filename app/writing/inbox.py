@@ -66,7 +66,7 @@ class Inbox:
                 )
             )
             if result.node is None:  # the resolver's block mode held a likely duplicate back
-                names = ", ".join(repr(other["title"]) for other in result.did_you_mean)
+                names = ", ".join(repr(other.title) for other in result.did_you_mean)
                 raise InvalidRequest(
                     f"Not promoted: it looks like {names}, which you already have. Promote it "
                     "under another title, or write it with force_new."

@@ -27,7 +27,15 @@ from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
 from cairn.app.linking import feedback
 from cairn.app.linking.note_mentions import NoteMentions
-from cairn.app.models import ALL_STATUSES, LinkResult, Node, WriteResult
+from cairn.app.models import (
+    ALL_STATUSES,
+    EntityMatch,
+    LinkResult,
+    Matched,
+    Node,
+    WriteOutcome,
+    WriteResult,
+)
 from cairn.app.packs import Pack
 from cairn.app.retention.supervisor import Retention
 from cairn.app.text.surface import searchable_text
@@ -54,16 +62,16 @@ MAX_BODY = 100_000
 class _Applied:
     """What the gate or the resolver did, before the structural feedback is added."""
 
-    outcome: str
+    outcome: WriteOutcome
     row: NodeRow | None
     verdict: str | None = None
-    matched: dict[str, Any] | None = None
+    matched: Matched | None = None
     flags: tuple[str, ...] = ()
     suggestion: str | None = None
-    possible_duplicate_of: list[dict[str, Any]] = field(default_factory=list)
-    label_conflict: list[dict[str, Any]] = field(default_factory=list)
-    revive_candidate: list[dict[str, Any]] = field(default_factory=list)
-    did_you_mean: list[dict[str, Any]] = field(default_factory=list)
+    possible_duplicate_of: list[EntityMatch] = field(default_factory=list)
+    label_conflict: list[EntityMatch] = field(default_factory=list)
+    revive_candidate: list[EntityMatch] = field(default_factory=list)
+    did_you_mean: list[EntityMatch] = field(default_factory=list)
     reembed: bool = False  # the node's own text changed: embed it again after commit
 
 
@@ -233,7 +241,7 @@ class Writer:
         conn: Connection,
         ready: _Ready,
         row: NodeRow,
-        outcome: str,
+        outcome: WriteOutcome,
         settings: memory_settings.MemorySettings,
     ) -> feedback.Feedback:
         """The stored memory's links and tags as edges (and stubs); a new entity joins the
@@ -257,7 +265,7 @@ class Writer:
                 row,
                 f"{title}\n{body}",
                 lambda src, dst, kind: self.store.add_edge(conn, src, dst, kind, None),
-                already={link["id"] for link in found.links},
+                already={link.id for link in found.links},
             )
         return found
 
@@ -293,8 +301,7 @@ class Writer:
         if verdict.outcome == "inserted":
             return self._insert_distinct(conn, draft, verdict)
         assert verdict.candidate is not None
-        matched = verdict.candidate.brief() | {"jaccard": round(verdict.jaccard or 0.0, 4)}
-        matched["reason"] = verdict.reason
+        matched = verdict.candidate.as_match(verdict.jaccard, verdict.reason)
         if verdict.outcome == "absorbed":
             return self._absorb_memory(conn, draft, verdict, matched)
         return self._keep_alike(conn, draft, verdict, matched)
@@ -309,7 +316,7 @@ class Writer:
         return _Applied("inserted", row)
 
     def _absorb_memory(
-        self, conn: Connection, draft: Draft, verdict: gate.Verdict, matched: dict[str, Any]
+        self, conn: Connection, draft: Draft, verdict: gate.Verdict, matched: Matched
     ) -> _Applied:
         """The same statement again: the kept memory stands, and gains what the new one adds
         as an addendum."""
@@ -325,7 +332,7 @@ class Writer:
         return _Applied("absorbed", target, matched=matched)
 
     def _keep_alike(
-        self, conn: Connection, draft: Draft, verdict: gate.Verdict, matched: dict[str, Any]
+        self, conn: Connection, draft: Draft, verdict: gate.Verdict, matched: Matched
     ) -> _Applied:
         """A possible duplicate is kept like any memory (searchable, linked, counted) at once;
         its open review item marks it "awaiting review" until the person keeps both or merges.
@@ -385,14 +392,14 @@ class Writer:
             return self._enrich_stub(conn, draft, stub)
         if same is not None:
             return self._absorb_entity(conn, draft, same)
-        conflicts = [m.as_dict() for m in exact if m.status == "active"]
-        revive = [m.as_dict() for m in exact if m.status == "archived"]
+        conflicts = [m.as_entity() for m in exact if m.status == "active"]
+        revive = [m.as_entity() for m in exact if m.status == "archived"]
         listed = {m.id for m in exact}
-        possible = [m.as_dict() for m in matches if not m.exact]
+        possible = [m.as_entity() for m in matches if not m.exact]
         listed |= {m.id for m in matches}
         for c in near:
             if c.family == "entity" and c.score >= settings.dedup_low and c.id not in listed:
-                possible.append(c.brief() | {"status": c.status, "reason": "similar meaning"})
+                possible.append(c.as_entity())
         possible = possible[: resolver.MAX_FINDINGS]
         if settings.entity_mode == "block" and not force_new and (possible or conflicts or revive):
             return _Applied(
@@ -409,9 +416,9 @@ class Writer:
         self,
         conn: Connection,
         draft: Draft,
-        conflicts: list[dict[str, Any]],
-        revive: list[dict[str, Any]],
-        possible: list[dict[str, Any]],
+        conflicts: list[EntityMatch],
+        revive: list[EntityMatch],
+        possible: list[EntityMatch],
     ) -> _Applied:
         """A new entity; an active one of the same name under another type, or an archived
         one, is left to the person as a review item."""
@@ -424,10 +431,9 @@ class Writer:
                     id_=new_id(),
                     kind=kind,
                     node_id=row["id"],
-                    other_id=other["id"],
+                    other_id=other.id,
                     score=1.0,
-                    reason=f"the same name as the {other['status']} {other['type']} "
-                    f"{other['title']!r}",
+                    reason=f"the same name as the {other.status} {other.type} {other.title!r}",
                     flags=(),
                     at=at,
                 )
@@ -465,8 +471,7 @@ class Writer:
             self.store.reindex_text(conn, target)
         self.store.log_entity(conn, target["id"], same.id, "absorbed", same.score, same.reason)
         receipts.append(conn, "absorb", {"nodes": 1})
-        matched = same.as_dict()
-        return _Applied("absorbed", target, matched=matched, reembed=attrs_changed)
+        return _Applied("absorbed", target, matched=same.as_entity(), reembed=attrs_changed)
 
     def _enrich_stub(self, conn: Connection, draft: Draft, stub: resolver.NameMatch) -> _Applied:
         """A name linked before it was described: the stub becomes the entity, keeping its id
@@ -489,7 +494,7 @@ class Writer:
             self._space.status_changed(target["seq"], "active")
         self.store.log_entity(conn, target["id"], stub.id, "enriched", 1.0, "described a stub")
         receipts.append(conn, "write", {"nodes": 1})
-        return _Applied("enriched", target, matched=stub.as_dict(), reembed=True)
+        return _Applied("enriched", target, matched=stub.as_entity(), reembed=True)
 
     def _check_new(self, memory: NewMemory) -> None:
         if memory.type not in self._pack.node_types:
@@ -602,7 +607,7 @@ def _result(
 ) -> WriteResult:
     """The structural consequence of a stored write: its node, degree, resonance, and an
     orphan's suggested relations."""
-    seen = {node.id, *(m["id"] for m in [applied.matched] if m)}
+    seen = {node.id, *(m.id for m in [applied.matched] if m)}
     resonance = gate.resonance(near, resonance_floor, seen)
     orphan = degree == 0 and applied.outcome != "absorbed"
     suggestions = found.suggested_relations

@@ -39,7 +39,7 @@ def test_write_refuses_unknown_type_scope_and_bad_attributes(service: MemoryServ
         service.write("Note", "x", attrs={"colour": "red"})
     with pytest.raises(InvalidRequest):
         service.write("Note", "   ")
-    assert service.stats(scopes=ALL)["nodes_by_type"] == {}
+    assert service.stats(scopes=ALL).nodes_by_type == {}
 
 
 def test_scopes_hide_rows_completely(service: MemoryService) -> None:
@@ -168,7 +168,7 @@ def test_a_full_disk_rolls_back_the_write_and_keeps_everything_stored(
         service.write("Note", "Too big", "x" * 90_000)
     with service._vault.write() as conn:
         conn.execute("PRAGMA max_page_count = 4294967294")
-    assert service.stats(scopes=ALL)["nodes_by_type"] == {"Note": 1}
+    assert service.stats(scopes=ALL).nodes_by_type == {"Note": 1}
     hits = service.search("disk filled afterwards", scopes=ALL).results
     assert [h.id for h in hits] == [kept.id]
     assert service.verify().ok

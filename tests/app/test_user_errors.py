@@ -20,7 +20,7 @@ ALL = ["personal"]
 def test_a_text_too_long_for_a_memory_is_refused(service: MemoryService) -> None:
     with pytest.raises(InvalidRequest, match="at most 100,000 characters"):
         service.write("Note", "Novel", "word " * 30_000)
-    assert service.stats(scopes=ALL)["nodes_by_type"] == {}
+    assert service.stats(scopes=ALL).nodes_by_type == {}
 
 
 def test_bi_temporal_stamps_must_be_dates(service: MemoryService) -> None:
@@ -59,9 +59,9 @@ def test_an_unknown_inbox_item_says_inbox(service: MemoryService) -> None:
 def test_stats_for_some_scopes_do_not_count_vectors_of_others(service: MemoryService) -> None:
     service.add_scope("work")
     service.write("Note", "Payroll", scope="work")
-    spaces = service.stats(scopes=["personal"])["embedding_spaces"]
-    assert spaces and all("vectors" not in space for space in spaces)
-    assert service.stats(scopes=["personal", "work"])["embedding_spaces"][0]["vectors"] == 1
+    spaces = service.stats(scopes=["personal"]).embedding_spaces
+    assert spaces and all("vectors" not in space.as_dict() for space in spaces)
+    assert service.stats(scopes=["personal", "work"]).embedding_spaces[0].vectors == 1
 
 
 @pytest.fixture

@@ -80,7 +80,7 @@ def forget_warning(detail: NodeDetail) -> str:
     if node.type == "Document":
         removed += ", and every passage read from this file"
     parts.append(removed + " will be deleted from the vault.")
-    if detail.edge_counts.get("in") or detail.edge_counts.get("out"):
+    if detail.edge_counts.incoming or detail.edge_counts.outgoing:
         parts.append("The memories it is linked to stay; only the links go.")
     parts.append("To hide it but keep it, archive it instead.")
     return " ".join(parts)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import EdgeSummary
+from cairn.app.api import EdgeCounts, EdgeSummary, Forgotten
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import EditDialog, Loaded
 from cairn.ui.detail.open_at import is_file_source, open_source, place_text
@@ -213,9 +213,7 @@ class DetailPane(QWidget):
         self.review_label.setVisible(bool(detail.awaiting_review))
         body = node.body
         for addendum in detail.addenda:
-            body += (
-                f"\n\nAdded {local_date(addendum.get('recorded_at'))}: {addendum.get('text', '')}"
-            )
+            body += f"\n\nAdded {local_date(addendum.recorded_at)}: {addendum.text}"
         self.body_label.setText(body)
         self.body_label.setVisible(bool(body))
         attributes = attrs_html(node.attrs)
@@ -255,7 +253,7 @@ class DetailPane(QWidget):
         self.open_button.setVisible(file_source)
 
     def _show_links(
-        self, edges: list[EdgeSummary], truncated: bool, counts: dict[str, int], pack: Any
+        self, edges: list[EdgeSummary], truncated: bool, counts: EdgeCounts, pack: Any
     ) -> None:
         self.links_list.set_entries(link_entries(edges, pack))
         visible = bool(edges)
@@ -264,8 +262,8 @@ class DetailPane(QWidget):
         note = ""
         if truncated:
             note = (
-                f"Showing the newest links: {counts.get('out', 0)} go out and "
-                f"{counts.get('in', 0)} come in. The graph view shows them all."
+                f"Showing the newest links: {counts.outgoing} go out and "
+                f"{counts.incoming} come in. The graph view shows them all."
             )
         self.links_note.setText(note)
         self.links_note.setVisible(bool(note))
@@ -364,7 +362,7 @@ class DetailPane(QWidget):
         node_id, title = detail.node.id, detail.node.title
 
         def forgotten(result: object) -> None:
-            note = result.get("note") if isinstance(result, dict) else None
+            note = result.note if isinstance(result, Forgotten) else None
             self.clear(
                 f"Forgotten: “{title}” is no longer in the vault." + (f" {note}" if note else "")
             )

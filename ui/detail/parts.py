@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
-from cairn.app.api import EdgeSummary, History, Node, Pack
+from cairn.app.api import AwaitingReview, EdgeSummary, History, Node, Pack
 from cairn.ui.search.results_model import local_date
 from cairn.ui.shell.icons import type_icon
 
@@ -87,13 +87,13 @@ def meta_text(node: Node) -> str:
     return " · ".join(parts)
 
 
-def review_text(awaiting: dict[str, Any] | None) -> str:
+def review_text(awaiting: AwaitingReview | None) -> str:
     """The line of a memory kept as a possible duplicate until the person settles it in the
     review panel; empty when nothing waits."""
-    if not awaiting:
+    if awaiting is None:
         return ""
     return (
-        f"Awaiting review: may repeat “{awaiting['other_title']}” ({awaiting['reason']}). "
+        f"Awaiting review: may repeat “{awaiting.other_title}” ({awaiting.reason}). "
         "Keep both or merge them in the review panel."
     )
 

@@ -21,7 +21,6 @@ signal, so widgets are only touched on the UI thread (STYLE 13, 14).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt, Signal
@@ -40,6 +39,7 @@ from cairn.app.api import (
     IngestReport,
     IngestRequest,
     MemoryService,
+    TrackedFile,
     WatchBatch,
 )
 from cairn.ui.ingest.rows import EarlierFailures, FileList, human_size, summarize
@@ -362,7 +362,7 @@ class IngestPanel(QWidget):
             on_failed=self._show_earlier_error,
         )
 
-    def _show_earlier(self, rows: list[dict[str, Any]]) -> None:
+    def _show_earlier(self, rows: list[TrackedFile]) -> None:
         if self._session.service is not None and self._earlier_button.isChecked():
             self._earlier.show_rows(rows)
 
@@ -414,7 +414,7 @@ def _merged(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:
     return WatchBatch(batch.scope, folders, tuple(sorted({*waiting.changed, *batch.changed})))
 
 
-def failed_sources(service: MemoryService) -> list[dict[str, Any]]:
+def failed_sources(service: MemoryService) -> list[TrackedFile]:
     """Files that failed in any run, in every scope the vault has (worker side)."""
     return service.sources(scopes=service.scopes(), states=["failed"])
 

@@ -8,13 +8,12 @@ stop, end) and this module as what is shown for each file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from cairn.app.api import IngestReport
+from cairn.app.api import IngestReport, TrackedFile
 
 # A row's state code and the words shown for it.
 ROW_WORDS = {
@@ -174,19 +173,19 @@ class EarlierFailures(QTreeWidget):
         self.setColumnWidth(1, 480)
         self.itemDoubleClicked.connect(self._open)
 
-    def show_rows(self, rows: list[dict[str, Any]]) -> None:
+    def show_rows(self, rows: list[TrackedFile]) -> None:
         self.clear()
         if not rows:
             self._note("No file has failed in earlier runs.")
         for row in rows:
-            when = str(row.get("updated_at") or "")[:16].replace("T", " ")
-            reason = row.get("error") or ""
-            item = QTreeWidgetItem([Path(row["path"]).name, reason, when])
-            item.setData(0, PATH_ROLE, row["path"])
-            item.setToolTip(0, row["path"])
+            when = row.updated_at[:16].replace("T", " ")
+            reason = row.error or ""
+            item = QTreeWidgetItem([Path(row.path).name, reason, when])
+            item.setData(0, PATH_ROLE, row.path)
+            item.setToolTip(0, row.path)
             item.setToolTip(1, reason)
-            if row.get("document_id"):
-                item.setData(0, DOCUMENT_ROLE, row["document_id"])
+            if row.document_id:
+                item.setData(0, DOCUMENT_ROLE, row.document_id)
             self.addTopLevelItem(item)
 
     def show_error(self, message: str) -> None:
@@ -215,30 +214,29 @@ class EarlierFailures(QTreeWidget):
 
 def summarize(report: IngestReport) -> str:
     """What a run did, in one paragraph."""
-    counts = report.counts()
-    added = counts.get("ingested", 0) + counts.get("replaced", 0)
+    added = report.count("ingested") + report.count("replaced")
     parts = [f"{_count(added, 'file')} added"]
-    if counts.get("replaced"):
-        parts[0] += f" ({counts['replaced']} of them a new version of a file already kept)"
-    kept = counts.get("unchanged", 0) + counts.get("duplicate", 0)
+    if report.count("replaced"):
+        parts[0] += f" ({report.count('replaced')} of them a new version of a file already kept)"
+    kept = report.count("unchanged") + report.count("duplicate")
     if kept:
         parts.append(f"{kept} already kept and unchanged")
-    failed = counts.get("failed", 0) + len(report.not_found)
+    failed = report.count("failed") + len(report.not_found)
     if failed:
         parts.append(f"{failed} could not be read (the reasons are in the list)")
-    if counts.get("skipped"):
-        parts.append(f"{counts['skipped']} skipped (kinds of file Cairn does not read)")
+    if report.count("skipped"):
+        parts.append(f"{report.count('skipped')} skipped (kinds of file Cairn does not read)")
     text = "; ".join(parts) + "."
     if report.pending_review:
         copies = _count(report.pending_review, "near-copy", "near-copies")
         text += f" {copies} of files already kept wait for you in Review."
-    if counts.get("moved"):
-        text += f" {_count(counts['moved'], 'file')} moved or renamed; each keeps its memory."
+    if report.count("moved"):
+        text += f" {_count(report.count('moved'), 'file')} moved or renamed; each keeps its memory."
     if report.removed:
         gone = _count(len(report.removed), "file")
         text += f" {gone} no longer in the folder; their memories are kept."
     if report.cancelled:
-        left = _count(counts.get("cancelled", 0), "file")
+        left = _count(report.count("cancelled"), "file")
         text = (
             f"Stopped as you asked. Kept what was read before: {text} {left} not read; add "
             "them again to finish (files already added are skipped)."

@@ -5,8 +5,6 @@ asked, in one glance; a list of titles would make them open both one after the o
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -18,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import ReviewItem
+from cairn.app.api import MemoryPreview, ReviewItem
 
 # The gate's flags in words.
 FLAG_WORDS = {
@@ -69,9 +67,9 @@ class MemoryCard(QFrame):
             layout.addWidget(widget)
         layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignLeft)
 
-    def show_memory(self, heading: str, preview: dict[str, Any], source: str | None) -> None:
+    def show_memory(self, heading: str, preview: MemoryPreview | None, source: str | None) -> None:
         self.heading.setText(heading)
-        if not preview:  # merged away or moved out of sight since the list was read
+        if preview is None:  # merged away or moved out of sight since the list was read
             self._id = None
             self.title.setText("(no longer there)")
             for label in (self.kind, self.source):
@@ -79,16 +77,15 @@ class MemoryCard(QFrame):
             self.text.setPlainText("")
             self.open_button.setEnabled(False)
             return
-        self._id = preview["id"]
-        self.title.setText(preview.get("title") or "(untitled)")
-        when = str(preview.get("recorded_at") or "")[:10]
-        status = preview.get("status") or ""
-        self.kind.setText(" · ".join(p for p in (preview.get("type"), status, when) if p))
+        self._id = preview.id
+        self.title.setText(preview.title or "(untitled)")
+        when = preview.recorded_at[:10]
+        self.kind.setText(" · ".join(p for p in (preview.type, preview.status, when) if p))
         self.source.setText(f"From {source}" if source else "Written in Cairn")
         empty = "(no text)"
-        if preview.get("type") == "Document":  # a file's text is in its passages
+        if preview.type == "Document":  # a file's text is in its passages
             empty = "(A file: its text is in its passages. Open it to read them.)"
-        self.text.setPlainText(preview.get("text") or empty)
+        self.text.setPlainText(preview.text or empty)
         self.open_button.setEnabled(True)
 
     def clear(self) -> None:
@@ -132,8 +129,11 @@ class CompareView(QWidget):
         self.headline.setText(KIND_WORDS.get(item.kind, item.kind))
         self.why.setText(explain(item))
         new_heading, kept_heading = SIDE_HEADINGS.get(item.kind, ("New", "Already kept"))
-        self.new.show_memory(new_heading, item.node, sources.get(item.node.get("id", "")))
-        self.kept.show_memory(kept_heading, item.other, sources.get(item.other.get("id", "")))
+        for card, heading, side in (
+            (self.new, new_heading, item.node),
+            (self.kept, kept_heading, item.other),
+        ):
+            card.show_memory(heading, side, sources.get(side.id) if side else None)
 
     def clear(self) -> None:
         self.headline.setText("")

@@ -14,8 +14,6 @@ a decision the panel emits ``session.changed``, which also makes it read the que
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -29,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import Proposal, ReviewItem
+from cairn.app.api import Proposal, ReviewItem, StubToEnrich
 from cairn.ui.review.compare import CompareView
 from cairn.ui.review.queue import ReviewQueue, load_queue, settle, settle_proposal
 from cairn.ui.shell.owned_calls import call_in_worker
@@ -221,15 +219,15 @@ class ReviewPanel(QWidget):
             found = queue.items.get(review_kind, [])
             section = self._section(review_kind, len(found))
             for review in found:
-                new, other = review.node.get("title", "?"), review.other.get("title", "?")
+                new, other = (side.title if side else "?" for side in (review.node, review.other))
                 child = QTreeWidgetItem([f"{new}  ↔  {other}"])
                 child.setData(0, KEY_ROLE, f"item:{review.id}")
                 child.setToolTip(0, review.reason)
                 section.addChild(child)
         section = self._section("stubs", len(queue.stubs))
         for stub in queue.stubs:
-            child = QTreeWidgetItem([f"{stub['title']}  ({stub['degree']} links)"])
-            child.setData(0, KEY_ROLE, f"stub:{stub['id']}")
+            child = QTreeWidgetItem([f"{stub.title}  ({stub.degree} links)"])
+            child.setData(0, KEY_ROLE, f"stub:{stub.id}")
             section.addChild(child)
         section = self._section("retention", len(queue.proposals))
         for proposal in queue.proposals:
@@ -301,7 +299,7 @@ class ReviewPanel(QWidget):
             self._pages.setCurrentIndex(1)
         elif kind == "stub" and (stub := self._stub(ident)) is not None:
             self._stub_text.setText(
-                f"{stub['title']} ({stub['type']}): {stub['degree']} links point to it, but it "
+                f"{stub.title} ({stub.type}): {stub.degree} links point to it, but it "
                 "has no description of its own yet. Open it and write what it is."
             )
             self._pages.setCurrentIndex(2)
@@ -339,15 +337,15 @@ class ReviewPanel(QWidget):
     def _proposal(self, node_id: str) -> Proposal | None:
         return next((p for p in self._queue.proposals if p.id == node_id), None)
 
-    def _stub(self, node_id: str) -> dict[str, Any] | None:
-        return next((s for s in self._queue.stubs if s["id"] == node_id), None)
+    def _stub(self, node_id: str) -> StubToEnrich | None:
+        return next((s for s in self._queue.stubs if s.id == node_id), None)
 
     def _open_entry(self, item: QTreeWidgetItem, _column: int) -> None:
         kind, _, ident = str(item.data(0, KEY_ROLE)).partition(":")
         if kind == "stub":
             self.open_requested.emit(ident)
         elif kind == "item" and (review := self._review(ident)) and review.node:
-            self.open_requested.emit(review.node["id"])
+            self.open_requested.emit(review.node.id)
 
     def _open_selected_stub(self) -> None:
         kind, _, ident = (self._selected_key or "").partition(":")

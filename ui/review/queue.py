@@ -4,9 +4,8 @@ and carrying out a decision. Apart from the panel so the widget code reads on it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from cairn.app.api import MemoryService, Proposal, ReviewItem
+from cairn.app.api import MemoryService, Proposal, ReviewItem, StubToEnrich
 
 
 @dataclass(frozen=True)
@@ -14,7 +13,7 @@ class ReviewQueue:
     """Everything the panel shows, read in one worker call."""
 
     items: dict[str, list[ReviewItem]] = field(default_factory=dict)  # by kind
-    stubs: list[dict[str, Any]] = field(default_factory=list)  # id, type, title, degree
+    stubs: list[StubToEnrich] = field(default_factory=list)
     sources: dict[str, str | None] = field(default_factory=dict)  # memory id → its source
     proposals: list[Proposal] = field(default_factory=list)  # faded: archive or keep?
 
@@ -32,7 +31,7 @@ def load_queue(service: MemoryService) -> ReviewQueue:
     for item in service.pending(scopes=scopes, kinds=list(items)):
         items.setdefault(item.kind, []).append(item)
     sides = [side for found in items.values() for i in found for side in (i.node, i.other)]
-    sources = {side["id"]: side.get("source") for side in sides if side}
+    sources = {side.id: side.source for side in sides if side is not None}
     stubs = service.briefing(scopes=scopes).stubs_to_enrich
     return ReviewQueue(items, stubs, sources, service.retention_proposals(scopes=scopes))
 

@@ -10,12 +10,11 @@ everyday types a person looks for even before they have any.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from cairn.app.api import VISIBLE_STATUSES, MemoryService
+from cairn.app.api import VISIBLE_STATUSES, MemoryService, SearchFilter
 from cairn.ui.search.results_model import type_plural
 from cairn.ui.shell.icons import type_icon
 from cairn.ui.shell.owned_calls import call_in_worker
@@ -41,8 +40,7 @@ def fetch_counts(service: MemoryService) -> LibraryCounts:
     """Every count the sidebar shows, read in one go. Runs in a worker."""
     scopes = service.scopes()
     stats = service.stats(scopes=scopes)
-    by_type: dict[str, int] = stats["nodes_by_type"]
-    by_status: dict[str, int] = stats["nodes_by_status"]
+    by_type, by_status = stats.nodes_by_type, stats.nodes_by_status
     node_types = service.node_types()
     listed = [name for name in node_types if by_type.get(name, 0) > 0 or name in COMMON_TYPES]
     listed.sort(key=lambda name: (FAMILY_ORDER.get(node_types[name].family, 3), name))
@@ -56,21 +54,20 @@ def fetch_counts(service: MemoryService) -> LibraryCounts:
     )
 
 
-def filter_key(wanted: dict[str, Any]) -> str:
+def filter_key(wanted: SearchFilter) -> str:
     """A filter as a short key: "all", "inbox", "archive", "review" or "type:Note"."""
-    kind = wanted.get("kind", "all")
-    return f"type:{wanted.get('type')}" if kind == "type" else str(kind)
+    return wanted.key
 
 
 class LibrarySidebar(QWidget):
-    filter_changed = Signal(dict)  # {"kind": ..., "type": ...}, as SearchPanel.set_filter takes
+    filter_changed = Signal(object)  # a SearchFilter, as SearchPanel.set_filter takes
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._generation = 0
         self._counts: dict[str, int] = {}
-        self._selected: dict[str, Any] = {"kind": "all", "type": None}
+        self._selected = SearchFilter()
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(2)
@@ -102,16 +99,15 @@ class LibrarySidebar(QWidget):
         """What each entry shows, by ``filter_key`` ("all", "type:Note", ...)."""
         return dict(self._counts)
 
-    def select(self, wanted: dict[str, Any]) -> None:
+    def select(self, chosen: SearchFilter) -> None:
         """Pick an entry as if clicked (emits ``filter_changed`` when it changes)."""
-        chosen = {"kind": wanted.get("kind", "all"), "type": wanted.get("type")}
         item = self._item_for(filter_key(chosen))
         if item is not None:
             self.tree.setCurrentItem(item)
         elif filter_key(chosen) != filter_key(self._selected):
             # Not listed yet (the counts are on their way): kept for the rebuild, and said now.
             self._selected = chosen
-            self.filter_changed.emit(dict(chosen))
+            self.filter_changed.emit(chosen)
 
     def refresh(self) -> None:
         self._refresh_later.stop()
@@ -142,17 +138,17 @@ class LibrarySidebar(QWidget):
     def _show(self, generation: int, counts: LibraryCounts) -> None:
         if generation != self._generation:
             return
-        entries: list[tuple[str, dict[str, Any], int]] = [
-            ("All", {"kind": "all", "type": None}, counts.all),
-            ("Inbox", {"kind": "inbox", "type": None}, counts.inbox),
+        entries: list[tuple[str, SearchFilter, int]] = [
+            ("All", SearchFilter("all"), counts.all),
+            ("Inbox", SearchFilter("inbox"), counts.inbox),
         ]
         entries += [
-            (type_plural(name), {"kind": "type", "type": name}, counts.by_type.get(name, 0))
+            (type_plural(name), SearchFilter("type", name), counts.by_type.get(name, 0))
             for name in counts.types
         ]
         entries += [
-            ("Archive", {"kind": "archive", "type": None}, counts.archive),
-            ("Review", {"kind": "review", "type": None}, counts.review),
+            ("Archive", SearchFilter("archive"), counts.archive),
+            ("Review", SearchFilter("review"), counts.review),
         ]
         # Rebuilding must not look like a click: the current filter stays, unannounced.
         self.tree.blockSignals(True)
@@ -161,7 +157,7 @@ class LibrarySidebar(QWidget):
         items: list[QTreeWidgetItem] = []
         for label, wanted, count in entries:
             item = QTreeWidgetItem([label, str(count)])
-            item.setIcon(0, type_icon(wanted["type"] or label))
+            item.setIcon(0, type_icon(wanted.type or label))
             item.setData(0, FILTER_ROLE, wanted)
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip(0, _tooltip(label, wanted, count))
@@ -174,8 +170,8 @@ class LibrarySidebar(QWidget):
         self.tree.blockSignals(False)
         self.setToolTip("")
         if gone:
-            self._selected = {"kind": "all", "type": None}
-            self.filter_changed.emit(dict(self._selected))
+            self._selected = SearchFilter()
+            self.filter_changed.emit(self._selected)
 
     def _failed(self, generation: int, text: str) -> None:
         if generation == self._generation:
@@ -191,15 +187,15 @@ class LibrarySidebar(QWidget):
     def _current_changed(self, current: QTreeWidgetItem | None, _previous: object) -> None:
         if current is None:
             return
-        wanted = dict(current.data(0, FILTER_ROLE))
+        wanted: SearchFilter = current.data(0, FILTER_ROLE)
         if filter_key(wanted) == filter_key(self._selected):
             return
         self._selected = wanted
-        self.filter_changed.emit(dict(wanted))
+        self.filter_changed.emit(wanted)
 
 
-def _tooltip(label: str, wanted: dict[str, Any], count: int) -> str:
-    kind = wanted["kind"]
+def _tooltip(label: str, wanted: SearchFilter, count: int) -> str:
+    kind = wanted.kind
     if kind == "inbox":
         return f"{count} capture(s) waiting to be sorted"
     if kind == "archive":

@@ -10,7 +10,6 @@ the person is looking at. With an empty field the list shows what the library si
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import MemoryService, Node
+from cairn.app.api import FILTER_KINDS, MemoryService, Node, RecentItem, SearchFilter
 from cairn.ui.search.results_model import (
     NODE_ID_ROLE,
     ROW_ROLE,
@@ -42,7 +41,6 @@ from cairn.ui.shell.session import Session
 # Long enough to skip the letters of a word typed quickly, short enough to feel live.
 DEBOUNCE_MS = 150
 RESULT_LIMIT = 25  # the service's maximum
-FILTER_KINDS = ("all", "inbox", "type", "archive", "review")
 NOTHING_YET = "No memories yet: drop files here or press Ctrl+N."
 
 
@@ -60,20 +58,20 @@ class Listing:
     awaiting_vectors: bool = False
 
 
-def normalized_filter(value: dict[str, Any] | None) -> dict[str, Any]:
-    kind = (value or {}).get("kind") or "all"
-    if kind not in FILTER_KINDS:
-        raise ValueError(f"unknown filter kind {kind!r}")
-    type_name = (value or {}).get("type") if kind == "type" else None
-    if kind == "type" and not type_name:
-        kind = "all"
-    return {"kind": kind, "type": type_name}
+def normalized_filter(value: SearchFilter | None) -> SearchFilter:
+    """``value`` as the list uses it: a type only for the kind "type", which needs one."""
+    wanted = value or SearchFilter()
+    if wanted.kind not in FILTER_KINDS:
+        raise ValueError(f"unknown filter kind {wanted.kind!r}")
+    if wanted.kind != "type":
+        return SearchFilter(wanted.kind)
+    return wanted if wanted.type else SearchFilter()
 
 
-def fetch_listing(service: MemoryService, query: str, wanted: dict[str, Any]) -> Listing:
+def fetch_listing(service: MemoryService, query: str, wanted: SearchFilter) -> Listing:
     """The rows for ``query`` under the filter ``wanted``. Runs in a worker."""
     scopes = service.scopes()
-    kind, type_name = wanted["kind"], wanted["type"]
+    kind, type_name = wanted.kind, wanted.type
     if kind == "inbox":
         return _inbox(service, scopes, query)
     if kind == "review":
@@ -91,7 +89,7 @@ def fetch_listing(service: MemoryService, query: str, wanted: dict[str, Any]) ->
     elif kind == "type":
         hits = [hit for hit in hits if hit.type == type_name]
         empty = (
-            f"No {type_plural(type_name).lower()} among the best matches for {quoted}. "
+            f"No {type_plural(str(type_name)).lower()} among the best matches for {quoted}. "
             "Try more specific words, or look under All."
         )
     else:
@@ -115,7 +113,8 @@ def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str
         empty = "Nothing is archived. Archiving hides a memory from search without deleting it."
         return Listing("", rows, "Archived memories, newest first", empty)
     # The possible duplicates the person has not settled: shown among the rest, marked.
-    waiting = {item.node.get("id") for item in service.pending(scopes=scopes, kinds=["duplicate"])}
+    pending = service.pending(scopes=scopes, kinds=["duplicate"])
+    waiting = {item.node.id for item in pending if item.node is not None}
     if kind == "type":
         plural = type_plural(str(type_name)).lower()
         nodes = service.list_memories(scopes=scopes, types=[str(type_name)], limit=RESULT_LIMIT)
@@ -128,13 +127,7 @@ def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str
 
 def row_from_node(node: Node, awaiting_review: bool = False) -> ResultRow:
     return row_from_brief(
-        {
-            "id": node.id,
-            "type": node.type,
-            "title": node.title,
-            "recorded_at": node.recorded_at,
-            "awaiting_review": awaiting_review,
-        }
+        RecentItem(node.id, node.type, node.title, node.recorded_at, awaiting_review)
     )
 
 
@@ -164,7 +157,7 @@ class SearchPanel(QWidget):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session = session
-        self._filter: dict[str, Any] = normalized_filter(None)
+        self._filter = normalized_filter(None)
         self._generation = 0
         self.shown_query: str | None = None  # None while nothing is listed
         self._awaiting_vectors = False
@@ -220,15 +213,14 @@ class SearchPanel(QWidget):
         self.search_field.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_field.selectAll()
 
-    def set_filter(self, wanted: dict[str, Any]) -> None:
-        """Restrict the list: {"kind": "all" | "inbox" | "type" | "archive" | "review",
-        "type": a node type for kind "type"}."""
+    def set_filter(self, wanted: SearchFilter) -> None:
+        """Restrict the list to what ``wanted`` names."""
         self._filter = normalized_filter(wanted)
         self.refresh()
 
     @property
-    def current_filter(self) -> dict[str, Any]:
-        return dict(self._filter)
+    def current_filter(self) -> SearchFilter:
+        return self._filter
 
     def refresh(self) -> None:
         """Run the field's query (or the filter's listing) now, in a worker."""
@@ -244,7 +236,7 @@ class SearchPanel(QWidget):
             fetch_listing,
             service,
             query,
-            dict(self._filter),
+            self._filter,
             on_done=lambda listing: self._show(generation, listing),
             on_failed=lambda text: self._failed(generation, text),
         )

@@ -35,7 +35,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from cairn.app.api import InboxItem, ReviewItem, SearchHit
+from cairn.app.api import InboxItem, RecentItem, ReviewItem, SearchHit, TrackedFile
 from cairn.ui.shell.icons import type_icon
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the ResultRow itself
@@ -141,15 +141,15 @@ def row_from_hit(hit: SearchHit) -> ResultRow:
     )
 
 
-def row_from_brief(brief: dict[str, Any]) -> ResultRow:
-    """A memory as the briefing lists it (id, type, title, recorded_at, awaiting_review)."""
+def row_from_brief(brief: RecentItem) -> ResultRow:
+    """A memory as the briefing lists it."""
     return ResultRow(
-        key=brief["id"],
-        node_id=brief["id"],
-        type=brief["type"],
-        title=brief["title"],
-        date=local_date(brief.get("recorded_at")),
-        awaiting_review=bool(brief.get("awaiting_review")),
+        key=brief.id,
+        node_id=brief.id,
+        type=brief.type,
+        title=brief.title,
+        date=local_date(brief.recorded_at),
+        awaiting_review=brief.awaiting_review,
     )
 
 
@@ -157,12 +157,12 @@ def row_from_review(item: ReviewItem) -> ResultRow:
     node = item.node
     return ResultRow(
         key=item.id,
-        node_id=node.get("id"),
-        type=str(node.get("type", "")),
-        title=str(node.get("title", "")),
+        node_id=node.id if node else None,
+        type=node.type if node else "",
+        title=node.title if node else "",
         snippet=item.reason,
         date=local_date(item.created_at),
-        status=str(node.get("status", "")),
+        status=node.status if node else "",
     )
 
 
@@ -181,18 +181,18 @@ def row_from_inbox(item: InboxItem) -> ResultRow:
     )
 
 
-def row_from_source(source: dict[str, Any]) -> ResultRow:
+def row_from_source(source: TrackedFile) -> ResultRow:
     """An ingested file (a row of ``service.sources``): its Document memory."""
-    path = str(source["path"])
-    passages = source.get("passages") or 0
+    path = source.path
+    passages = source.passages
     return ResultRow(
-        key=str(source["document_id"]),
-        node_id=str(source["document_id"]),
+        key=str(source.document_id),
+        node_id=str(source.document_id),
         type="Document",
         title=source_name(path),
         snippet=f"{passages} passage{'s' if passages != 1 else ''} · {path}",
         source_name=source_name(path),
-        date=local_date(source.get("updated_at")),
+        date=local_date(source.updated_at),
     )
 
 

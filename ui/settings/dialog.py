@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import SETTINGS, InvalidRequest, MemoryService
+from cairn.app.api import SETTINGS, InvalidRequest, MemoryService, VaultStats
 from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
@@ -68,7 +68,7 @@ def apply_memory_settings(service: MemoryService, changes: dict[str, Any]) -> di
     return service.settings()
 
 
-def _vault_facts(service: MemoryService) -> tuple[dict[str, Any], dict[str, Any]]:
+def _vault_facts(service: MemoryService) -> tuple[dict[str, Any], VaultStats]:
     return service.settings(), service.stats(scopes=service.scopes())
 
 
@@ -240,7 +240,7 @@ class SettingsDialog(QDialog):
             on_failed=self.memory_notice.show_error,
         )
 
-    def _show_vault_facts(self, settings: dict[str, Any], stats: dict[str, Any]) -> None:
+    def _show_vault_facts(self, settings: dict[str, Any], stats: VaultStats) -> None:
         self._loaded = settings
         for name, field in self.memory_fields.items():
             if isinstance(field, QComboBox):
@@ -248,9 +248,9 @@ class SettingsDialog(QDialog):
             else:
                 field.setValue(float(settings[name]))
         self.memory_page.setEnabled(True)
-        self.embedder_label.setText(stats.get("embedder") or "none loaded")
+        self.embedder_label.setText(stats.embedder or "none loaded")
         self.vector_state.setText(
-            "on" if stats.get("vector_search") else "off until the vectors are rebuilt"
+            "on" if stats.vector_search else "off until the vectors are rebuilt"
         )
 
     def memory_changes(self) -> dict[str, Any]:

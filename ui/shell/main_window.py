@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import IngestReport, MemoryService, PassReport, Swept
+from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultStats
 from cairn.ui.ingest.drops import read_drop
 from cairn.ui.lock.autolock import AutoLock
 from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
@@ -53,7 +53,7 @@ ABOUT = (
 )
 
 
-def _vault_stats(service: MemoryService) -> dict[str, Any]:
+def _vault_stats(service: MemoryService) -> VaultStats:
     return service.stats(scopes=service.scopes())
 
 
@@ -368,14 +368,14 @@ class MainWindow(QMainWindow):
         if service is None:
             return
 
-        def counted(stats: dict[str, Any]) -> None:
+        def counted(stats: VaultStats) -> None:
             if self.session.service is not service:
                 return  # locked (or another vault opened) meanwhile
-            by_type = stats.get("nodes_by_type", {})
+            by_type = stats.nodes_by_type  # keyed by the vault's type names
             documents = by_type.get("Document", 0)
             memories = sum(by_type.values()) - documents - by_type.get("Passage", 0)
             self.counts_label.setText(
-                f"{memories} memories · {documents} documents · {stats.get('edges', 0)} links"
+                f"{memories} memories · {documents} documents · {stats.edges} links"
             )
 
         call_in_worker(

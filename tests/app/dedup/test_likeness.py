@@ -42,7 +42,7 @@ def test_templated_distinct_events_are_never_pending_absorbed_or_superseded(
         outcomes.append(service.write("Note", title, body).outcome)
     assert "pending" not in outcomes
     assert "absorbed" not in outcomes
-    statuses = service.stats(scopes=["personal"])["nodes_by_status"]
+    statuses = service.stats(scopes=["personal"]).nodes_by_status
     assert statuses.get("superseded", 0) == 0 and statuses.get("pending", 0) == 0
 
 

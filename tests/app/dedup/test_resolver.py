@@ -275,8 +275,8 @@ def test_same_name_and_type_is_absorbed_and_nothing_is_lost(service: MemoryServi
     assert again.outcome == "absorbed"
     assert again.node.id == first.node.id
     assert again.matched is not None
-    assert again.matched["id"] == first.node.id
-    assert again.matched["reason"] == "same name"
+    assert again.matched.id == first.node.id
+    assert again.matched.reason == "same name"
     # What it lacked is added; what differs is not overwritten.
     assert again.node.attrs["phone"] == "555-0100"
     assert again.node.attrs["email"] == "js@example.org"
@@ -286,8 +286,8 @@ def test_same_name_and_type_is_absorbed_and_nothing_is_lost(service: MemoryServi
     # ... the differing value and the body are kept as an addendum, and found by search.
     detail = service.get([first.node.id], scopes=ALL).nodes[0]
     assert len(detail.addenda) == 1
-    assert "occupation: teacher" in detail.addenda[0]["text"]
-    assert "marathon" in detail.addenda[0]["text"]
+    assert "occupation: teacher" in detail.addenda[0].text
+    assert "marathon" in detail.addenda[0].text
     assert first.node.id in [hit.id for hit in service.search("teacher", scopes=ALL).results]
     # The new alias is indexed: it resolves to the same person.
     assert [m.id for m in _lookup(service, "JS")] == [first.node.id]
@@ -298,7 +298,7 @@ def test_an_alias_write_is_absorbed_into_its_entity(service: MemoryService) -> N
     again = service.write("Person", "Gee")
     assert again.outcome == "absorbed"
     assert again.node.id == greta.id
-    assert again.matched["reason"] == "alias"
+    assert again.matched.reason == "alias"
     assert _node_count(service) == 1
 
 
@@ -317,7 +317,7 @@ def test_similar_spelling_is_inserted_with_a_warning(service: MemoryService) -> 
     jon = service.write("Person", "Jon Smith")
     assert jon.outcome == "inserted"
     assert jon.node.id != john.id
-    assert [(d["id"], d["reason"]) for d in jon.possible_duplicate_of][:1] == [
+    assert [(d.id, d.reason) for d in jon.possible_duplicate_of][:1] == [
         (john.id, "similar spelling")
     ]
     assert jon.label_conflict == []
@@ -325,7 +325,7 @@ def test_similar_spelling_is_inserted_with_a_warning(service: MemoryService) -> 
     # Not linked: a warning only, and it is offered as a relation to make.
     assert jon.degree == 0
     assert jon.orphan_warning is True
-    assert john.id in [s["id"] for s in jon.suggested_relations]
+    assert john.id in [s.id for s in jon.suggested_relations]
 
 
 def test_same_name_under_another_type_is_a_label_conflict(service: MemoryService) -> None:
@@ -333,11 +333,11 @@ def test_same_name_under_another_type_is_a_label_conflict(service: MemoryService
     place = service.write("Place", "Jordan")
     assert place.outcome == "inserted"
     assert place.node.id != person.id
-    assert [(c["id"], c["type"], c["reason"]) for c in place.label_conflict] == [
+    assert [(c.id, c.type, c.reason) for c in place.label_conflict] == [
         (person.id, "Person", "same name")
     ]
     items = service.pending(scopes=ALL)
-    assert [(i.kind, i.node["id"], i.other["id"]) for i in items] == [
+    assert [(i.kind, i.node.id, i.other.id) for i in items] == [
         ("label_conflict", place.node.id, person.id)
     ]
     assert items[0].state == "open"
@@ -350,13 +350,13 @@ def test_same_name_as_an_archived_entity_is_a_revive_candidate(service: MemorySe
     again = service.write("Place", "Old Mill")
     assert again.outcome == "inserted"
     assert again.node.id != mill.id
-    assert [(r["id"], r["status"]) for r in again.revive_candidate] == [(mill.id, "archived")]
+    assert [(r.id, r.status) for r in again.revive_candidate] == [(mill.id, "archived")]
     assert again.label_conflict == []
     # Not linked, and the archived one stays archived until the person decides.
     assert again.degree == 0
     assert service.get([mill.id], scopes=ALL).nodes[0].node.status == "archived"
     items = service.pending(scopes=ALL, kinds=["revive_candidate"])
-    assert [(i.node["id"], i.other["id"]) for i in items] == [(again.node.id, mill.id)]
+    assert [(i.node.id, i.other.id) for i in items] == [(again.node.id, mill.id)]
 
 
 def test_block_mode_stores_nothing_and_says_what_it_meant(service: MemoryService) -> None:
@@ -368,8 +368,8 @@ def test_block_mode_stores_nothing_and_says_what_it_meant(service: MemoryService
     assert blocked.node is None
     assert blocked.id is None
     assert blocked.embedded is False
-    assert john.id in [d["id"] for d in blocked.did_you_mean]
-    assert blocked.did_you_mean[0]["reason"] == "similar spelling"
+    assert john.id in [d.id for d in blocked.did_you_mean]
+    assert blocked.did_you_mean[0].reason == "similar spelling"
     assert _node_count(service) == before
     # Nothing holds the word: the full-text leg finds nothing (the vector leg always ranks).
     assert all(hit.ranks["text"] is None for hit in service.search("chess", scopes=ALL).results)
@@ -377,7 +377,7 @@ def test_block_mode_stores_nothing_and_says_what_it_meant(service: MemoryService
     forced = service.write("Person", "Jon Smith", "Likes chess.", force_new=True)
     assert forced.outcome == "inserted"
     assert forced.node is not None
-    assert john.id in [d["id"] for d in forced.possible_duplicate_of]
+    assert john.id in [d.id for d in forced.possible_duplicate_of]
     assert _node_count(service) == before + 1
 
 
@@ -388,8 +388,8 @@ def test_block_mode_holds_back_a_label_conflict_but_not_a_new_name(
     service.change_setting("entity_mode", "block")
     blocked = service.write("Place", "Jordan")
     assert blocked.outcome == "blocked"
-    assert [c["id"] for c in blocked.label_conflict] == [person.id]
-    assert person.id in [d["id"] for d in blocked.did_you_mean]
+    assert [c.id for c in blocked.label_conflict] == [person.id]
+    assert person.id in [d.id for d in blocked.did_you_mean]
     assert service.pending(scopes=ALL) == []
     # A name nobody resembles goes in; the same entity again is still absorbed.
     assert service.write("Place", "Reykjavik").outcome == "inserted"
@@ -416,6 +416,4 @@ def test_the_same_words_in_another_order_warn(service: MemoryService) -> None:
     first = service.write("Person", "Okafor Mirjam").node
     second = service.write("Person", "Mirjam Okafor")
     assert second.outcome == "inserted"
-    assert [(d["id"], d["reason"]) for d in second.possible_duplicate_of] == [
-        (first.id, "same words")
-    ]
+    assert [(d.id, d.reason) for d in second.possible_duplicate_of] == [(first.id, "same words")]

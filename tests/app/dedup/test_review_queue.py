@@ -11,6 +11,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
+from cairn.app.models import AwaitingReview
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.schema import SCHEMA_VERSION, schema_version
@@ -73,8 +74,8 @@ def test_a_near_paraphrase_is_kept_searchable_and_awaits_review(service: MemoryS
     assert second.node.status == "active"
     assert second.node.id != first.node.id
     assert second.matched is not None
-    assert second.matched["id"] == first.node.id
-    assert settings["dedup_low"] <= second.matched["score"] < settings["dedup_high"]
+    assert second.matched.id == first.node.id
+    assert settings["dedup_low"] <= second.matched.score < settings["dedup_high"]
     assert "absorbed" not in second.outcome
     response = service.search(KEY_QUERY, scopes=ALL)
     marks = {hit.id: hit.awaiting_review for hit in response.results}
@@ -85,16 +86,16 @@ def test_a_near_paraphrase_is_kept_searchable_and_awaits_review(service: MemoryS
     assert hit.ranks["vector"] is not None and hit.ranks["text"] is not None
     detail = service.get([second.node.id], scopes=ALL).nodes[0]
     assert detail.node.status == "active"
-    assert detail.awaiting_review == {
-        "item": second.verdict,
-        "other_id": first.node.id,
-        "other_title": first.node.title,
-        "reason": second.matched["reason"],
-    }
-    assert detail.as_dict()["awaiting_review"] == detail.awaiting_review
+    assert detail.awaiting_review == AwaitingReview(
+        item=second.verdict,
+        other_id=first.node.id,
+        other_title=first.node.title,
+        reason=second.matched.reason,
+    )
+    assert detail.as_dict()["awaiting_review"] == detail.awaiting_review.as_dict()
     assert service.get([first.node.id], scopes=ALL).nodes[0].as_dict()["awaiting_review"] is None
     # Counted like any active memory.
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 2}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 2}
 
 
 def test_a_memory_awaiting_review_is_linked_and_traversed(service: MemoryService) -> None:
@@ -131,8 +132,8 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
         assert hit.ranks["vector"] is not None  # the vector index loaded the new status
         assert stray.id in [h.id for h in upgraded.search("bike lock code", scopes=ALL).results]
         [item] = upgraded.pending(scopes=ALL)
-        assert (item.id, item.state, item.node["status"]) == (second.verdict, "open", "active")
-        assert upgraded.stats(scopes=ALL)["nodes_by_status"] == {"active": 3}
+        assert (item.id, item.state, item.node.status) == (second.verdict, "open", "active")
+        assert upgraded.stats(scopes=ALL).nodes_by_status == {"active": 3}
         kept = upgraded.resolve_duplicate(second.verdict, "distinct", scopes=ALL)
         assert kept.node.status == "active"
         assert ("relates_to", first.node.id) in _edges(upgraded, second.node.id)
@@ -147,13 +148,13 @@ def test_pending_lists_the_item_with_both_previews(service: MemoryService) -> No
     assert item.kind == "duplicate"
     assert item.state == "open"
     assert item.decision is None
-    assert item.score == second.matched["score"]
-    assert item.node["id"] == second.node.id
-    assert item.node["status"] == "active"
-    assert item.node["text"] == KEY_REWORDED[1]
-    assert item.other["id"] == first.node.id
-    assert item.other["status"] == "active"
-    assert item.other["text"] == KEY[1]
+    assert item.score == second.matched.score
+    assert item.node.id == second.node.id
+    assert item.node.status == "active"
+    assert item.node.text == KEY_REWORDED[1]
+    assert item.other.id == first.node.id
+    assert item.other.status == "active"
+    assert item.other.text == KEY[1]
     assert service.pending(scopes=ALL, kinds=["duplicate"]) == items
     assert service.pending(scopes=ALL, kinds=["label_conflict"]) == []
     assert service.briefing(scopes=ALL).review_count == 1
@@ -209,8 +210,8 @@ def test_merge_folds_the_memory_awaiting_review_into_the_kept_one(
     assert kept.requested_as == second.node.id
     assert kept.merged_ids == [second.node.id]
     # Its text is an addendum, and searchable.
-    assert any("beneath" in a["text"] for a in kept.addenda)
-    assert [a["origin"] for a in kept.addenda] == ["merged"]
+    assert any("beneath" in a.text for a in kept.addenda)
+    assert [a.origin for a in kept.addenda] == ["merged"]
     assert first.node.id in _text_hits(service, "beneath")
     assert second.node.id not in _ids(service, "beneath")
     # Its edges moved over.
@@ -232,12 +233,12 @@ def test_a_write_repeating_a_merged_memory_is_then_compared_with_the_kept_one(
     first, second = _pending_pair(service)
     third = service.write("Note", "Hidden key", KEY_REWORDED[1].rstrip(".") + ", as agreed.")
     assert third.outcome == "pending", third.matched
-    assert third.matched["id"] == second.node.id
+    assert third.matched.id == second.node.id
     service.resolve_duplicate(second.verdict, "merge", scopes=ALL)
     [item] = service.pending(scopes=ALL)
     assert item.id == third.verdict
-    assert (item.node["id"], item.other["id"]) == (third.node.id, first.node.id)
-    assert service.get([third.node.id], scopes=ALL).nodes[0].awaiting_review["other_id"] == (
+    assert (item.node.id, item.other.id) == (third.node.id, first.node.id)
+    assert service.get([third.node.id], scopes=ALL).nodes[0].awaiting_review.other_id == (
         first.node.id
     )
 
@@ -327,9 +328,9 @@ def test_the_same_note_twice_is_absorbed(service: MemoryService) -> None:
     assert again.outcome == "absorbed"
     assert again.node.id == first.node.id
     assert again.matched is not None
-    assert again.matched["id"] == first.node.id
-    assert again.matched["jaccard"] == 1.0
-    assert again.matched["score"] >= service.settings()["dedup_high"]
+    assert again.matched.id == first.node.id
+    assert again.matched.jaccard == 1.0
+    assert again.matched.score >= service.settings()["dedup_high"]
     assert again.verdict is None
     assert again.flags == ()
     assert _node_count(service) == 1
@@ -345,11 +346,11 @@ def test_a_near_restatement_is_absorbed_with_a_searchable_addendum(
     again = service.write("Note", *RENT_AGREED)
     assert again.outcome == "absorbed"
     assert again.node.id == first.node.id
-    assert again.matched["jaccard"] >= service.settings()["dedup_jaccard"]
+    assert again.matched.jaccard >= service.settings()["dedup_jaccard"]
     assert _node_count(service) == 1
     addenda = service.get([first.node.id], scopes=ALL).nodes[0].addenda
-    assert [a["origin"] for a in addenda] == ["absorbed"]
-    assert "as agreed" in addenda[0]["text"]
+    assert [a.origin for a in addenda] == ["absorbed"]
+    assert "as agreed" in addenda[0].text
     assert _text_hits(service, "agreed") == [first.node.id]
 
 
@@ -431,8 +432,8 @@ def test_every_write_leaves_a_row_in_the_dedup_log(service: MemoryService) -> No
     assert third.node.id == first.node.id
     assert rows[0]["candidate_id"] is None
     assert rows[1]["candidate_id"] == first.node.id
-    assert rows[1]["score"] == second.matched["score"]
-    assert rows[1]["jaccard"] == pytest.approx(second.matched["jaccard"], abs=1e-4)
+    assert rows[1]["score"] == second.matched.score
+    assert rows[1]["jaccard"] == pytest.approx(second.matched.jaccard, abs=1e-4)
     assert rows[2]["jaccard"] == 1.0
     assert all(r["reason"] for r in rows)
     with service._vault.read() as conn:

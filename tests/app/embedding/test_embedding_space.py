@@ -51,8 +51,8 @@ def test_another_embedder_turns_vector_search_off_until_rebuilt(
         assert progress[0] == (0, 3) and progress[-1] == (3, 3)
         assert svc.vector_search_ready is True
         assert svc.search("boiler", scopes=ALL).vector_search is True
-        spaces = svc.stats(scopes=ALL)["embedding_spaces"]
-        assert [(s["name"], s["vectors"]) for s in spaces] == [(OtherModel.identity, 4)]
+        spaces = svc.stats(scopes=ALL).embedding_spaces
+        assert [(s.name, s.vectors) for s in spaces] == [(OtherModel.identity, 4)]
     # Back to the real model: its space was dropped with the rebuild, so it is rebuilt too.
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as svc:
         assert svc.vector_search_ready is False
@@ -96,5 +96,5 @@ def test_a_vault_of_the_previous_model_is_rebuilt_into_the_int8_space(
         assert progress[-1] == (3, 3)
         hits = svc.search("heating maintenance", scopes=ALL).results
         assert hits[0].title == "Boiler service" and hits[0].ranks["vector"] == 1
-        spaces = svc.stats(scopes=ALL)["embedding_spaces"]
-        assert [(s["name"], s["vectors"]) for s in spaces] == [(embedder.identity, 3)]
+        spaces = svc.stats(scopes=ALL).embedding_spaces
+        assert [(s.name, s.vectors) for s in spaces] == [(embedder.identity, 3)]

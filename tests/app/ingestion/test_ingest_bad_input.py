@@ -123,14 +123,14 @@ def test_the_good_files_around_them_are_kept_and_searchable(batch) -> None:
 def test_sources_lists_exactly_the_failures_with_their_errors(batch) -> None:
     service, _, folder, report, bad = batch
     failed = service.sources(states=["failed"])
-    assert [row["path"] for row in failed] == sorted(str(folder / name) for name in bad)
+    assert [row.path for row in failed] == sorted(str(folder / name) for name in bad)
     errors = {o.path: o.error for o in report.failed}
     for row in failed:
-        assert row["error"] == errors[row["path"]]
-        assert row["document_id"] is None and row["passages"] == 0
-        assert row["sha256"] is not None  # so an unchanged bad file is not read again
+        assert row.error == errors[row.path]
+        assert row.document_id is None and row.passages == 0
+        assert row.sha256 is not None  # so an unchanged bad file is not read again
     ingested = service.sources(states=["ingested"])
-    assert sorted(row["path"] for row in ingested) == sorted(str(folder / n) for n in GOOD)
+    assert sorted(row.path for row in ingested) == sorted(str(folder / n) for n in GOOD)
 
 
 def test_cairn_sources_failed_prints_them(
@@ -194,7 +194,7 @@ def test_a_file_that_vanishes_mid_run_fails_alone(service: MemoryService, tmp_pa
     states = {Path(o.path).name: o for o in report.files}
     assert states["a.txt"].state == states["c.txt"].state == "ingested"
     assert states["b.txt"].state == "failed" and "b.txt" in states["b.txt"].error
-    assert [Path(r["path"]).name for r in service.sources(states=["failed"])] == ["b.txt"]
+    assert [Path(r.path).name for r in service.sources(states=["failed"])] == ["b.txt"]
 
 
 def test_front_matter_that_does_not_fit_the_document_type_sinks_nothing(

@@ -118,7 +118,7 @@ def _state(service: MemoryService) -> dict[str, Any]:
         "edges": edges,
         "review": review,
         "vectorless": vectorless,
-        "sources": {row["path"]: (row["state"], row["passages"]) for row in service.sources()},
+        "sources": {row.path: (row.state, row.passages) for row in service.sources()},
     }
 
 
@@ -249,7 +249,7 @@ def _check_whole(
     verified = service.verify()
     assert verified.ok, f"{verified.as_dict()}; {context}"
     state = _state(service)
-    rows = {row["path"]: row for row in service.sources() if row["state"] == "ingested"}
+    rows = {row.path: row for row in service.sources() if row.state == "ingested"}
     counts = files.part_of_counts(service)
     kept: dict[str, tuple[str, list[str]]] = {}
     for path, row in rows.items():
@@ -257,26 +257,26 @@ def _check_whole(
         assert path in clean["passages"], f"the clean run kept nothing of {path}; {context}"
         whole = clean["passages"][path]
         assert state["passages"].get(path) == whole, f"{path} is not whole; {context}"
-        assert row["passages"] == len(whole) == counts.get(row["document_id"]), f"{path}; {context}"
-        kept[path] = (row["document_id"], state["passages"][path])
+        assert row.passages == len(whole) == counts.get(row.document_id), f"{path}; {context}"
+        kept[path] = (row.document_id, state["passages"][path])
     # A long document killed between its parts: its source row says it is unfinished and names
     # it, and it holds the clean run's first passages, each once (a rerun goes on from there).
     unfinished = {
-        row["path"]: row
+        row.path: row
         for row in service.sources()
-        if row["state"] == "failed" and row["document_id"] and row["error"] == UNFINISHED
+        if row.state == "failed" and row.document_id and row.error == UNFINISHED
     }
     begun = 0
     for path, row in unfinished.items():
         written = state["passages"].get(path, [])
         assert written == clean["passages"][path][: len(written)], f"{path}; {context}"
-        assert counts.get(row["document_id"], 0) == len(written), f"{path}; {context}"
+        assert counts.get(row.document_id, 0) == len(written), f"{path}; {context}"
         begun += len(written)
     # Nothing half-written: no Document, Passage, edge or vector without its source row.
     assert state["documents"] == Counter([*rows, *unfinished]), context
-    owners = {row["document_id"] for row in [*rows.values(), *unfinished.values()]}
+    owners = {row.document_id for row in [*rows.values(), *unfinished.values()]}
     assert set(counts) <= owners, context
-    passages = sum(row["passages"] for row in rows.values()) + begun
+    passages = sum(row.passages for row in rows.values()) + begun
     documents = len(rows) + len(unfinished)
     made = {"Document": documents, "Passage": passages}
     assert state["nodes"] == {kind: n for kind, n in made.items() if n}, context
@@ -316,21 +316,21 @@ def test_a_killed_ingest_keeps_whole_files_and_a_rerun_finishes(
         verified = service.verify()
         assert verified.ok, verified.as_dict()
         rows = service.sources()
-        assert {row["state"] for row in rows} == {"ingested"}
+        assert {row.state for row in rows} == {"ingested"}
         # The first batch (the long notes) was committed before the third note was read; the
         # batch being gathered when the kill came was lost whole.
         assert LONG_NOTES <= len(rows) < FILES
         counts = files.part_of_counts(service)
         state = _state(service)
         for row in rows:
-            long = row["path"] < str(folder / f"note{LONG_NOTES:02}.md")
-            assert row["passages"] == 1 + (LONG_SECTIONS if long else SHORT_SECTIONS)
-            assert counts[row["document_id"]] == row["passages"], row["path"]
+            long = row.path < str(folder / f"note{LONG_NOTES:02}.md")
+            assert row.passages == 1 + (LONG_SECTIONS if long else SHORT_SECTIONS)
+            assert counts[row.document_id] == row.passages, row.path
         # Nothing half-written: no Document, Passage or edge without its source row.
-        assert set(state["documents"]) == {row["path"] for row in rows}
+        assert set(state["documents"]) == {row.path for row in rows}
         assert set(state["documents"].values()) == {1}
-        assert set(counts) == {row["document_id"] for row in rows}
-        passages = sum(row["passages"] for row in rows)
+        assert set(counts) == {row.document_id for row in rows}
+        passages = sum(row.passages for row in rows)
         assert state["nodes"] == {"Document": len(rows), "Passage": passages}
         assert state["edges"] == {"part_of": passages}
         # What was committed is searchable: a sentence of the first note finds its passage.

@@ -189,8 +189,8 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes_and_stays_itself_on_the_next_ru
         str(folder / "plain.md"): "ingested",
         shown: "ingested",
     }
-    (row,) = [r for r in service.sources() if r["path"] == shown]
-    assert bytes.fromhex(row["path_bytes"]) == os.fsencode(odd)
+    (row,) = [r for r in service.sources() if r.path == shown]
+    assert bytes.fromhex(row.path_bytes) == os.fsencode(odd)
     top = service.search("crème brûlée recipe", scopes=ALL).results[0]
     assert top.source == shown
     # The same bytes on disk: unchanged, and not taken for a file that went away.
@@ -226,7 +226,7 @@ def test_a_file_that_vanishes_while_the_folder_is_read_fails_alone(
     report = service.ingest(IngestRequest.of([folder], scope="personal"), progress=meddle)
     states = {Path(f.path).name: f.state for f in report.files}
     assert states == {"a.md": "ingested", "b.md": "failed", "c.md": "failed", "d.md": "ingested"}
-    errors = {Path(row["path"]).name: row["error"] for row in service.sources(states=["failed"])}
+    errors = {Path(row.path).name: row.error for row in service.sources(states=["failed"])}
     assert "no longer there" in errors["b.md"]
     assert "no longer there" in errors["c.md"]
 
@@ -281,8 +281,8 @@ def test_a_long_document_is_written_in_parts_and_a_stopped_one_is_finished_by_a_
     )
     assert first.cancelled
     (row,) = service.sources()
-    assert row["state"] == "failed" and "add it again to finish it" in row["error"]
-    unfinished = row["document_id"]
+    assert row.state == "failed" and "add it again to finish it" in row.error
+    unfinished = row.document_id
     assert 0 < len(_passages(service, unfinished)) < 701
 
     second = service.ingest(IngestRequest.of([note], scope="personal"))

@@ -164,8 +164,8 @@ def test_a_mailbox_is_one_source_and_a_document_per_message(ingested) -> None:
     assert any("ninety pounds" in p.body for p in first)  # the attachment, under its name
     assert first[0].title.startswith("Boiler service — ")
     assert outcome.passages == sum(len(_parts(service, m.id, "Passage")) for m in messages)
-    rows = {row["path"]: row for row in service.sources()}
-    assert rows[box.source]["document_id"] == box.id and rows[box.source]["state"] == "ingested"
+    rows = {row.path: row for row in service.sources()}
+    assert rows[box.source].document_id == box.id and rows[box.source].state == "ingested"
     hits = service.search("Brahms requiem church hall", scopes=ALL).results
     passage = _parts(service, messages[1].id, "Passage")[0]
     assert passage.id in [hit.id for hit in hits[:3]]
@@ -321,14 +321,14 @@ def test_a_long_mailbox_stopped_between_parts_is_finished_by_a_rerun(
 
         stopped = service.ingest(IngestRequest.of([box.parent]), progress=progress, cancel=cancel)
         assert stopped.cancelled and stopped.counts() == {"cancelled": 1}
-        row = next(r for r in service.sources() if r["path"] == str(box))
-        assert row["state"] == "failed" and row["document_id"]
+        row = next(r for r in service.sources() if r.path == str(box))
+        assert row.state == "failed" and row.document_id
         begun = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert 0 < begun < 300
         rerun = service.ingest(IngestRequest.of([box.parent]))
         assert rerun.counts() == {"ingested": 1}
-        assert rerun.files[0].document_id == row["document_id"]  # the same mailbox, finished
-        parts = _parts(service, row["document_id"], "Document")
+        assert rerun.files[0].document_id == row.document_id  # the same mailbox, finished
+        parts = _parts(service, row.document_id, "Document")
         assert [p.title for p in parts] == [f"Note {n}" for n in range(300)]
         ordinals = sorted(
             p.attrs["ordinal"] for part in parts for p in _parts(service, part.id, "Passage")
@@ -349,7 +349,7 @@ def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
         passages = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert passages > 0
         forgotten = service.forget(box, scopes=ALL)
-        assert forgotten["forgotten"] == 1 + 2 + passages  # the mailbox, its messages, passages
+        assert forgotten.forgotten == 1 + 2 + passages  # the mailbox, its messages, passages
         left = "SELECT count(*) FROM nodes WHERE type IN ('Document', 'Passage')"
         assert _rows(service, left) == [(0,)]
         assert not service.search("Brahms requiem", scopes=ALL).results

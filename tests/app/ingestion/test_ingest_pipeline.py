@@ -200,18 +200,18 @@ def test_search_finds_a_passage_by_its_words(ingested) -> None:
 
 def test_source_rows_record_each_file(ingested) -> None:
     service, folder, report, _ = ingested
-    rows = {row["path"]: row for row in service.sources()}
+    rows = {row.path: row for row in service.sources()}
     assert set(rows) == {str(folder / name) for name in BASICS}
     counts = files.part_of_counts(service)
     by_path = {o.path: o for o in report.files}
     for path, row in rows.items():
         data = Path(path).read_bytes()
-        assert row["state"] == "ingested" and row["error"] is None
-        assert row["sha256"] == hashlib.sha256(data).hexdigest()
-        assert row["size"] == len(data) and row["scope"] == "personal"
-        assert row["document_id"] == by_path[path].document_id
-        assert row["passages"] == by_path[path].passages == counts[row["document_id"]]
-        assert row["warnings"] == []
+        assert row.state == "ingested" and row.error is None
+        assert row.sha256 == hashlib.sha256(data).hexdigest()
+        assert row.size == len(data) and row.scope == "personal"
+        assert row.document_id == by_path[path].document_id
+        assert row.passages == by_path[path].passages == counts[row.document_id]
+        assert row.warnings == []
     assert service.sources(states=["failed"]) == []
     assert service.verify().ok
 
@@ -271,9 +271,9 @@ def test_progress_counts_each_file_when_it_is_read(ingested) -> None:
 
 
 def _document_of(service: MemoryService, path: Path) -> str:
-    rows = [row for row in service.sources() if row["path"] == str(path)]
+    rows = [row for row in service.sources() if row.path == str(path)]
     assert rows, path
-    return rows[0]["document_id"]
+    return rows[0].document_id
 
 
 def _ids(service: MemoryService, query: str, **options: Any) -> list[str]:
@@ -291,7 +291,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     ).resolve()
     first = service.ingest(IngestRequest.of([folder]))
     assert first.counts() == {"ingested": 3}
-    first_seen = next(r for r in service.sources() if r["path"].endswith("beta.txt"))["first_seen"]
+    first_seen = next(r for r in service.sources() if r.path.endswith("beta.txt")).first_seen
     nodes = files.node_count(service)
     old_beta = _document_of(service, folder / "beta.txt")
     old_passages = [p.id for p in _passages(service, old_beta)]
@@ -321,10 +321,10 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     assert set(old_passages) <= set(with_history)
     new_passage = _passages(service, new_beta)[0]
     assert _ids(service, "cello teacher Friday")[0] == new_passage.id
-    row = next(r for r in service.sources() if r["path"] == str(folder / "beta.txt"))
-    assert row["sha256"] == hashlib.sha256((folder / "beta.txt").read_bytes()).hexdigest()
-    assert row["state"] == "ingested" and row["passages"] == 1
-    assert row["first_seen"] == first_seen and row["updated_at"] > first_seen
+    row = next(r for r in service.sources() if r.path == str(folder / "beta.txt"))
+    assert row.sha256 == hashlib.sha256((folder / "beta.txt").read_bytes()).hexdigest()
+    assert row.state == "ingested" and row.passages == 1
+    assert row.first_seen == first_seen and row.updated_at > first_seen
 
     # A deleted file is reported and marked missing, its memories kept; a copy is a duplicate.
     gamma = _document_of(service, folder / "gamma.txt")
@@ -339,11 +339,11 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     copy = next(o for o in later.files if o.state == "duplicate")
     assert copy.path == str(folder / "alpha copy.md") and copy.document_id == alpha
     assert files.node_count(service) == nodes  # nothing new stored, nothing deleted
-    rows = {r["path"]: r for r in service.sources()}
-    assert rows[str(folder / "gamma.txt")]["state"] == "missing"
-    assert rows[str(folder / "gamma.txt")]["document_id"] == gamma
-    assert rows[str(folder / "alpha copy.md")]["state"] == "duplicate"
-    assert rows[str(folder / "alpha copy.md")]["document_id"] == alpha
+    rows = {r.path: r for r in service.sources()}
+    assert rows[str(folder / "gamma.txt")].state == "missing"
+    assert rows[str(folder / "gamma.txt")].document_id == gamma
+    assert rows[str(folder / "alpha copy.md")].state == "duplicate"
+    assert rows[str(folder / "alpha copy.md")].document_id == alpha
     assert service.get([gamma], scopes=ALL).nodes[0].node.status == "active"
     assert service.verify().ok
 
@@ -375,8 +375,8 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
         "delta.txt": "ingested",
         "gamma.txt": "unchanged",
     }
-    rows = {Path(r["path"]).name: r for r in service.sources()}
-    assert rows["gamma.txt"]["state"] == "ingested" and rows["gamma.txt"]["document_id"] == gamma
+    rows = {Path(r.path).name: r for r in service.sources()}
+    assert rows["gamma.txt"].state == "ingested" and rows["gamma.txt"].document_id == gamma
     assert service.verify().ok
 
 
@@ -425,7 +425,7 @@ def test_a_changed_file_that_failed_once_still_replaces_its_old_version(
         failed = hurried.ingest(IngestRequest.of([note]))
         assert failed.files[0].state == "failed" and "took longer than" in failed.files[0].error
         row = hurried.sources()[0]
-        assert row["state"] == "failed" and row["document_id"] == v1
+        assert row.state == "failed" and row.document_id == v1
     monkeypatch.undo()
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as patient:
         retried = patient.ingest(IngestRequest.of([note]))
@@ -467,12 +467,12 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
     assert [e.stage for e in events].count("reading") == 1  # nothing read after the cancel
     assert service.verify().ok
     rows = service.sources()
-    assert [Path(r["path"]).name for r in rows] == ["a_first.txt"]
-    assert rows[0]["state"] == "ingested"
+    assert [Path(r.path).name for r in rows] == ["a_first.txt"]
+    assert rows[0].state == "ingested"
     first_words = files.prose(names[0], 4).split(".")[0]
     hits = service.search(first_words, scopes=ALL).results
     assert hits[0].type == "Passage" and hits[0].source == str(folder / names[0])
-    assert service.stats(scopes=ALL)["nodes_by_type"]["Document"] == 1
+    assert service.stats(scopes=ALL).nodes_by_type["Document"] == 1
 
     rerun = service.ingest(IngestRequest.of([folder]))
     assert not rerun.cancelled
@@ -482,8 +482,8 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
         "c_third.md": "ingested",
         "d_fourth.txt": "ingested",
     }
-    assert service.stats(scopes=ALL)["nodes_by_type"]["Document"] == 4
-    assert {r["state"] for r in service.sources()} == {"ingested"}
+    assert service.stats(scopes=ALL).nodes_by_type["Document"] == 4
+    assert {r.state for r in service.sources()} == {"ingested"}
     assert service.verify().ok
 
 
@@ -580,9 +580,9 @@ def test_a_file_named_twice_is_read_once(service: MemoryService, tmp_path: Path)
     folder = files.write(tmp_path / "folder", {"kites.txt": files.prose("kites", 3)}).resolve()
     report = service.ingest(IngestRequest.of([folder, folder / "kites.txt", folder]))
     assert [(o.path, o.state) for o in report.files] == [(str(folder / "kites.txt"), "ingested")]
-    assert service.stats(scopes=ALL)["nodes_by_type"] == {"Document": 1, "Passage": 1}
+    assert service.stats(scopes=ALL).nodes_by_type == {"Document": 1, "Passage": 1}
     [row] = service.sources()
-    assert row["document_id"] == report.files[0].document_id
+    assert row.document_id == report.files[0].document_id
 
 
 # -- near-copies ------------------------------------------------------------------------------
@@ -609,10 +609,8 @@ def test_a_near_copy_waits_for_review_and_keeps_all_its_passages(
     assert report.pending_review == 1
 
     items = service.pending(scopes=ALL, kinds=["duplicate"])
-    assert [(i.node["id"], i.other["id"]) for i in items] == [
-        (outcome.document_id, kept.document_id)
-    ]
-    assert items[0].node["type"] == items[0].other["type"] == "Document"
+    assert [(i.node.id, i.other.id) for i in items] == [(outcome.document_id, kept.document_id)]
+    assert items[0].node.type == items[0].other.type == "Document"
     assert "passages repeat it" in items[0].reason
 
     # Nothing was absorbed: the copy keeps every passage, its repeats linked same_topic.

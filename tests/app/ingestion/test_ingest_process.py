@@ -41,7 +41,7 @@ def test_a_run_in_a_child_process_is_searchable_here(
     assert report.counts() == {"ingested": 3}, report.as_dict()
     assert {e.stage for e in events} >= {"scanning", "reading", "embedding", "writing", "done"}
     rows = service.sources()
-    assert sorted(Path(r["path"]).name for r in rows) == [
+    assert sorted(Path(r.path).name for r in rows) == [
         "budget.txt",
         "lighthouse.md",
         "report.pdf",
@@ -79,7 +79,7 @@ def test_cancel_reaches_the_child_and_a_rerun_finishes(
     assert report.cancelled
     done = {Path(o.path).name for o in report.files if o.state == "ingested"}
     assert 1 <= len(done) < len(names)
-    assert {Path(r["path"]).name for r in service.sources()} == done
+    assert {Path(r.path).name for r in service.sources()} == done
     assert service.verify().ok
     rest = service.ingest(IngestRequest.of([folder]), separate_process=True)
     assert rest.counts() == {"unchanged": len(done), "ingested": len(names) - len(done)}

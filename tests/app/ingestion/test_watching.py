@@ -23,7 +23,7 @@ from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.watching import WatchBatch, watch_problem
-from cairn.app.models import Node
+from cairn.app.models import Node, TrackedFile
 from cairn.app.service import MemoryService
 from tests.app.cli_runner import Cli
 from tests.conftest import PASSPHRASE, without_root_override
@@ -94,8 +94,8 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _source(service: MemoryService, path: Path) -> dict[str, object] | None:
-    rows = [r for r in service.sources() if r["path"] == str(path)]
+def _source(service: MemoryService, path: Path) -> TrackedFile | None:
+    rows = [r for r in service.sources() if r.path == str(path)]
     return rows[0] if rows else None
 
 
@@ -110,7 +110,7 @@ def test_plain_ingest_follows_a_renamed_note(service: MemoryService, tmp_path: P
     service.ingest(IngestRequest.of([folder]))
     kept = _source(service, folder / "kiln.md")
     assert kept is not None
-    document = str(kept["document_id"])
+    document = str(kept.document_id)
     links_before = service.traverse(document, scopes=ALL, depth=1, direction="out").edges
 
     (folder / "kiln.md").rename(folder / "archive-kiln.md")
@@ -123,7 +123,7 @@ def test_plain_ingest_follows_a_renamed_note(service: MemoryService, tmp_path: P
     assert report.removed == []  # moved, not gone
     assert _source(service, folder / "kiln.md") is None
     row = _source(service, folder / "archive-kiln.md")
-    assert row is not None and row["document_id"] == document and row["state"] == "ingested"
+    assert row is not None and row.document_id == document and row.state == "ingested"
     node = _node(service, document)
     assert node.status == "active" and node.source == str(folder / "archive-kiln.md")
     assert node.attrs["path"] == str(folder / "archive-kiln.md")
@@ -144,7 +144,7 @@ def test_a_file_moved_after_it_was_marked_missing_is_not_read_again(
     folder = tmp_path / "notes"
     _write(folder / "a" / "tide.txt", "High tide at the harbour is at six in the evening.\n")
     service.ingest(IngestRequest.of([folder]))
-    document = _source(service, folder / "a" / "tide.txt")["document_id"]  # type: ignore[index]
+    document = _source(service, folder / "a" / "tide.txt").document_id  # type: ignore[union-attr]
     content = (folder / "a" / "tide.txt").read_bytes()
     (folder / "a" / "tide.txt").unlink()
     assert service.ingest(IngestRequest.of([folder])).removed == [str(folder / "a" / "tide.txt")]
@@ -224,7 +224,7 @@ def test_changes_are_added_within_seconds(watched: tuple[MemoryService, Path, Ru
     _write(note, "The lighthouse keeper logs every passing ship.\n")
     runs.wait_for(lambda: ("ingested", str(note)) in runs.states(), "a new file")
     first = _source(service, note)
-    assert first is not None and first["state"] == "ingested"
+    assert first is not None and first.state == "ingested"
 
     _write(note, "The lighthouse keeper logs every passing ship and each storm.\n")
     runs.wait_for(lambda: ("replaced", str(note)) in runs.states(), "an edited file")
@@ -236,14 +236,14 @@ def test_changes_are_added_within_seconds(watched: tuple[MemoryService, Path, Ru
     note.rename(renamed)
     runs.wait_for(lambda: ("moved", str(renamed)) in runs.states(), "a renamed file")
     row = _source(service, renamed)
-    assert row is not None and row["document_id"] != first["document_id"]  # the edit's version
+    assert row is not None and row.document_id != first.document_id  # the edit's version
     assert _source(service, note) is None
 
     renamed.unlink()
     runs.wait_for(lambda: str(renamed) in runs.removed(), "a deleted file")
     gone = _source(service, renamed)
-    assert gone is not None and gone["state"] == "missing"
-    kept = _node(service, str(gone["document_id"]))
+    assert gone is not None and gone.state == "missing"
+    kept = _node(service, str(gone.document_id))
     assert kept.status == "active"  # reported, and the memory is kept
     assert not runs.problems
 

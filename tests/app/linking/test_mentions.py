@@ -197,7 +197,7 @@ def test_ingested_passages_mention_known_and_new_entities(
     assert organisations[0].id in history
     # The stub made for the first file is the one the second file's passage mentions.
     assert _mentioned(service, passage_of("b_later.txt")) == {grace.id}
-    assert service.stats(scopes=ALL)["nodes_by_type"]["Person"] == 2
+    assert service.stats(scopes=ALL).nodes_by_type["Person"] == 2
     # A one-word name: the project, not the bird.
     assert _mentioned(service, passage_of("c_birds.txt")) == set()
     assert _mentioned(service, passage_of("d_launch.txt")) == {heron.id}

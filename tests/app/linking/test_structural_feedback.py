@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.linking import feedback
+from cairn.app.models import EdgeCounts, Relation
 from cairn.app.service import MemoryService
 
 ALL = ["personal"]
@@ -49,12 +50,12 @@ def test_an_unlinked_memory_is_an_orphan_with_suggestions(service: MemoryService
     assert second.outcome == "inserted"
     assert second.degree == 0
     assert second.orphan_warning is True
-    suggested = {s["id"]: s for s in second.suggested_relations}
+    suggested = {s.id: s for s in second.suggested_relations}
     assert first.node.id in suggested
-    assert suggested[first.node.id]["edge_type"] == "relates_to"
-    assert suggested[first.node.id]["reason"].startswith("similar meaning")
+    assert suggested[first.node.id].edge_type == "relates_to"
+    assert suggested[first.node.id].reason.startswith("similar meaning")
     assert second.node.id not in suggested  # never itself
-    assert [r["id"] for r in second.resonance] == [first.node.id]
+    assert [r.id for r in second.resonance] == [first.node.id]
 
 
 def test_a_linked_memory_reports_its_degree(service: MemoryService) -> None:
@@ -62,8 +63,8 @@ def test_a_linked_memory_reports_its_degree(service: MemoryService) -> None:
     assert result.degree == 3
     assert result.orphan_warning is False
     assert result.suggested_relations == []
-    assert sorted(link["title"] for link in result.links) == ["Keiko", "Olivia", "Tromsø"]
-    assert {link["type"] for link in result.links} == {"references"}
+    assert sorted(link.title for link in result.links) == ["Keiko", "Olivia", "Tromsø"]
+    assert {link.type for link in result.links} == {"references"}
 
 
 # -- [[links]] and stubs ----------------------------------------------------------------------
@@ -76,48 +77,50 @@ def test_a_link_to_an_unknown_name_creates_a_stub(service: MemoryService) -> Non
     assert result.orphan_warning is False
     assert len(result.stubs_created) == 1
     stub = result.stubs_created[0]
-    assert stub["title"] == "Xena"
-    assert stub["type"] == feedback.STUB_TYPE
-    assert [(link["id"], link["type"]) for link in result.links] == [(stub["id"], "references")]
-    assert result.links[0]["target_type"] == feedback.STUB_TYPE
+    assert stub.title == "Xena"
+    assert stub.type == feedback.STUB_TYPE
+    assert [(link.id, link.type) for link in result.links] == [(stub.id, "references")]
+    assert result.links[0].target_type == feedback.STUB_TYPE
 
-    detail = service.get([stub["id"]], scopes=ALL).nodes[0]
+    detail = service.get([stub.id], scopes=ALL).nodes[0]
     assert detail.node.status == "stub"
     assert detail.node.title == "Xena"
     assert detail.node.body == ""
-    assert _edges(service, result.node.id) == [("references", "out", stub["id"])]
-    assert _edges(service, stub["id"]) == [("references", "in", result.node.id)]
+    assert _edges(service, result.node.id) == [("references", "out", stub.id)]
+    assert _edges(service, stub.id) == [("references", "in", result.node.id)]
     # A stub is visible: found by its name.
-    assert stub["id"] in [hit.id for hit in service.search("Xena", scopes=ALL).results]
+    assert stub.id in [hit.id for hit in service.search("Xena", scopes=ALL).results]
 
 
 def test_a_second_link_to_the_same_name_reuses_the_stub(service: MemoryService) -> None:
     first = service.write("Note", *XENA_NOTES[0])
     second = service.write("Note", *XENA_NOTES[1])
-    stub_id = first.stubs_created[0]["id"]
+    stub_id = first.stubs_created[0].id
     assert second.stubs_created == []
-    assert [link["id"] for link in second.links] == [stub_id]
+    assert [link.id for link in second.links] == [stub_id]
     assert second.degree == 1
-    assert service.get([stub_id], scopes=ALL).nodes[0].edge_counts == {"in": 2, "out": 0}
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 2, "stub": 1}
+    assert service.get([stub_id], scopes=ALL).nodes[0].edge_counts == EdgeCounts(
+        incoming=2, outgoing=0
+    )
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 2, "stub": 1}
 
 
 def test_a_link_to_a_known_entity_uses_it(service: MemoryService) -> None:
     keiko = service.write("Person", "Keiko Tanaka", "A colleague from Osaka.").node
     result = service.write("Note", "Call", "Called [[keiko tanaka]] about the report.")
     assert result.stubs_created == []
-    assert [(link["id"], link["type"]) for link in result.links] == [(keiko.id, "references")]
-    assert result.links[0]["target_type"] == "Person"
+    assert [(link.id, link.type) for link in result.links] == [(keiko.id, "references")]
+    assert result.links[0].target_type == "Person"
 
 
 def test_a_stub_linked_three_times_asks_to_be_described(service: MemoryService) -> None:
     results = [service.write("Note", title, body) for title, body in XENA_NOTES]
-    stub_id = results[0].stubs_created[0]["id"]
+    stub_id = results[0].stubs_created[0].id
     assert results[0].enrich_hints == []
     assert results[1].enrich_hints == []
     hints = results[2].enrich_hints
-    assert [(h["id"], h["title"]) for h in hints] == [(stub_id, "Xena")]
-    assert "3 memories" in hints[0]["hint"]
+    assert [(h.id, h.title) for h in hints] == [(stub_id, "Xena")]
+    assert "3 memories" in hints[0].hint
     detail = service.get([stub_id], scopes=ALL).nodes[0]
     assert detail.enrich_hint is not None
     assert "3 memories" in detail.enrich_hint
@@ -140,20 +143,20 @@ def test_writing_the_entity_enriches_its_stub(service: MemoryService) -> None:
     assert result.node.status == "active"
     assert result.node.type == "Person"
     assert result.node.body.startswith("A climbing friend")
-    assert result.matched is not None and result.matched["id"] == stub_id
+    assert result.matched is not None and result.matched.id == stub_id
     assert result.degree == 3
     assert result.enrich_hints == []
     assert _edges(service, stub_id) == sorted(("references", "in", n) for n in notes)
     detail = service.get([stub_id], scopes=ALL).nodes[0]
     assert detail.enrich_hint is None
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 4}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 4}
     assert stub_id in [hit.id for hit in service.search("marine biologist", scopes=ALL).results]
     # Written again, it is the same entity now.
     assert service.write("Person", "Xena").outcome == "absorbed"
 
 
 def test_a_stub_written_without_a_description_stays_a_stub(service: MemoryService) -> None:
-    stub_id = service.write("Note", *XENA_NOTES[0]).stubs_created[0]["id"]
+    stub_id = service.write("Note", *XENA_NOTES[0]).stubs_created[0].id
     result = service.write("Person", "Xena")
     assert result.outcome == "enriched"
     assert result.node.id == stub_id
@@ -172,16 +175,8 @@ def test_a_tag_naming_a_project_is_suggested_by_default(service: MemoryService) 
     for result, tag in ((by_attr, "yarrow"), (by_hashtag, "Yarrow")):
         assert result.relations_from_tags == []
         assert result.degree == 0
-        anchors = [s for s in result.suggested_relations if s["id"] == yarrow.id]
-        assert anchors == [
-            {
-                "edge_type": "involves",
-                "id": yarrow.id,
-                "type": "Project",
-                "title": "Yarrow",
-                "reason": f"tag #{tag}",
-            }
-        ]
+        anchors = [s for s in result.suggested_relations if s.id == yarrow.id]
+        assert anchors == [Relation("involves", yarrow.id, "Project", "Yarrow", f"tag #{tag}")]
         assert _edges(service, result.node.id) == []
 
 
@@ -189,9 +184,7 @@ def test_a_tag_naming_a_project_is_linked_in_auto_mode(service: MemoryService) -
     yarrow = service.write("Project", "Yarrow", "Renovating the garden shed.").node
     service.change_setting("tag_anchoring", "auto")
     result = service.write("Note", "Door", "Hung the new door on the shed. #yarrow")
-    assert [(r["id"], r["edge_type"]) for r in result.relations_from_tags] == [
-        (yarrow.id, "involves")
-    ]
+    assert [(r.id, r.edge_type) for r in result.relations_from_tags] == [(yarrow.id, "involves")]
     assert result.degree == 1
     assert result.orphan_warning is False
     assert result.suggested_relations == []
@@ -207,7 +200,7 @@ def test_tags_are_ignored_when_anchoring_is_off(service: MemoryService) -> None:
     result = service.write("Note", "Floor", "Sanded the floor #Yarrow", attrs={"tags": ["Yarrow"]})
     assert result.relations_from_tags == []
     assert result.degree == 0
-    assert not any(s["reason"].startswith("tag") for s in result.suggested_relations)
+    assert not any(s.reason.startswith("tag") for s in result.suggested_relations)
     assert _edges(service, yarrow.id) == []
 
 
@@ -218,7 +211,7 @@ def test_a_tag_naming_nothing_or_an_archived_project_is_ignored(service: MemoryS
     result = service.write("Note", "Weekend", "Quiet weekend. #hedge #unknownthing")
     assert result.relations_from_tags == []
     assert result.degree == 0
-    assert service.stats(scopes=ALL)["nodes_by_status"] == {"active": 1, "archived": 1}
+    assert service.stats(scopes=ALL).nodes_by_status == {"active": 1, "archived": 1}
 
 
 # -- status vocabulary ------------------------------------------------------------------------
@@ -265,7 +258,7 @@ def test_a_link_to_a_note_by_its_title_or_alias_reaches_that_note(
     by_title = service.write("Note", "Trip", "Check [[ferry times]] before we go.")
     by_alias = service.write("Note", "Trip back", "The [[Timetable]] has a late boat.")
     for written in (by_title, by_alias):
-        assert [(link["type"], link["title"]) for link in written.links] == [
+        assert [(link.type, link.title) for link in written.links] == [
             ("references", "Ferry times")
         ]
         assert written.stubs_created == []

@@ -138,9 +138,9 @@ def _cairn(args: list[str], *, kill_after: int | None = None) -> Run:
 def _embedded(service: MemoryService) -> tuple[int, int]:
     """(memories, of them with a vector of the active embedder)."""
     stats = service.stats(scopes=service.scopes())
-    memories = sum(stats["nodes_by_type"].values())
-    [space] = [s for s in stats["embedding_spaces"] if s["name"] == stats["embedder"]]
-    return memories, int(space["vectors"])
+    memories = sum(stats.nodes_by_type.values())
+    [space] = [s for s in stats.embedding_spaces if s.name == stats.embedder]
+    return memories, int(space.vectors or 0)
 
 
 def test_a_killed_import_is_finished_by_running_it_again(

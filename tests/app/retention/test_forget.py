@@ -42,7 +42,7 @@ def test_a_forgotten_memory_leaves_no_trace_in_any_table(service: MemoryService)
     assert gone.node is not None and kept.node is not None
     assert _holding(service, MARKER)  # it is there before
     result = service.forget(gone.node.id, scopes=scopes)
-    assert result["forgotten"] == 1
+    assert result.forgotten == 1
     holding = _holding(service, MARKER)
     # Only the kept note still says the word: its row and its full-text entry and terms.
     assert set(holding) <= {"nodes", "search_index", "search_index_content", "search_index_data"}
@@ -61,7 +61,7 @@ def test_forgetting_a_document_takes_its_passages(service: MemoryService, tmp_pa
     assert document is not None
     scopes = service.scopes()
     result = service.forget(document, scopes=scopes)
-    assert result["forgotten"] == 1 + report.files[0].passages
+    assert result.forgotten == 1 + report.files[0].passages
     assert _holding(service, MARKER) == []
     assert service.sources() == []  # the file's row went too: adding it again reads it anew
     assert service.ingest(IngestRequest.of([note])).counts() == {"ingested": 1}

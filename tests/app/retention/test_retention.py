@@ -142,11 +142,11 @@ def test_auto_mode_archives_reversibly_and_deletes_nothing(
     service: MemoryService, three: dict[str, str]
 ) -> None:
     service.change_setting("retention_mode", "auto")
-    count = service.stats(scopes=ALL)["nodes_by_status"]
+    count = service.stats(scopes=ALL).nodes_by_status
     report = service.run_retention(now=_later(30))
     assert report.archived == [three["ephemeral"]]
     assert _node(service, three["ephemeral"])["status"] == "archived"
-    assert sum(service.stats(scopes=ALL)["nodes_by_status"].values()) == sum(count.values())
+    assert sum(service.stats(scopes=ALL).nodes_by_status.values()) == sum(count.values())
     hits = service.search("parked level 3", scopes=ALL).results
     assert three["ephemeral"] not in [hit.id for hit in hits]
     hits = service.search("parked level 3", scopes=ALL, include_archived=True).results

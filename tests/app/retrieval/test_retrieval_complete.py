@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import pytest
 
 from cairn.app.errors import InvalidRequest
-from cairn.app.models import Node, SearchResponse
+from cairn.app.models import EdgeCounts, Node, SearchResponse, StubToEnrich
 from cairn.app.retrieval import search as retrieval
 from cairn.app.retrieval.graph_reads import EDGES_PER_DIRECTION
 from cairn.app.service import MemoryService
@@ -287,14 +287,14 @@ def test_get_caps_edges_each_way_and_counts_them_all(service: MemoryService) -> 
     ]
     link_all(service, [(n.id, centre.id, "references") for n in citing[:10]])
     at_cap = service.get([centre.id], scopes=ALL).nodes[0]
-    assert at_cap.edge_counts == {"in": 10, "out": 0}
+    assert at_cap.edge_counts == EdgeCounts(incoming=10, outgoing=0)
     assert at_cap.edges_truncated is False and len(at_cap.edges) == 10
 
     link_all(service, [(n.id, centre.id, "references") for n in citing[10:]])
     people = [write(service, "Person", name) for name in PEOPLE]
     link_all(service, [(centre.id, p.id, "involves") for p in people])
     detail = service.get([centre.id], scopes=ALL).nodes[0]
-    assert detail.edge_counts == {"in": 15, "out": 12}
+    assert detail.edge_counts == EdgeCounts(incoming=15, outgoing=12)
     assert detail.edges_truncated is True
     outgoing = [e for e in detail.edges if e.direction == "out"]
     incoming = [e for e in detail.edges if e.direction == "in"]
@@ -305,7 +305,7 @@ def test_get_caps_edges_each_way_and_counts_them_all(service: MemoryService) -> 
     assert as_dict["edge_counts"] == {"in": 15, "out": 12} and as_dict["edges_truncated"]
     # A person at the far end of one edge is not truncated.
     person = service.get([people[0].id], scopes=ALL).nodes[0]
-    assert person.edge_counts == {"in": 1, "out": 0} and not person.edges_truncated
+    assert person.edge_counts == EdgeCounts(incoming=1, outgoing=0) and not person.edges_truncated
 
 
 # -- briefing ---------------------------------------------------------------------------------
@@ -337,30 +337,28 @@ def test_briefing_lists_what_is_due_recent_waiting_and_worth_describing(
         service.write("Note", "Ladder", "[[Zebulon Farrow]] lent me a ladder for the roof."),
         service.write("Note", "Card", "Birthday card for [[Zebulon Farrow]] is in the drawer."),
     ]
-    stub_id = stubbed[0].stubs_created[0]["id"]
+    stub_id = stubbed[0].stubs_created[0].id
     assert all(r.outcome == "inserted" for r in stubbed)
 
     brief = service.briefing(scopes=ALL, today=TODAY)
 
     assert brief.today == TODAY
-    assert [(d["id"], d["due"], d["overdue"]) for d in brief.due] == [
+    assert [(d.id, d.due, d.overdue) for d in brief.due] == [
         (overdue.id, "2030-01-05", True),
         (tomorrow.id, "2030-01-11", False),
     ]
     assert brief.review_count == 1
-    assert [(r["id"], r["kind"]) for r in brief.reviews] == [(pending.verdict, "duplicate")]
-    assert brief.stubs_to_enrich == [
-        {"id": stub_id, "type": "Topic", "title": "Zebulon Farrow", "degree": 3}
-    ]
+    assert [(r.id, r.kind) for r in brief.reviews] == [(pending.verdict, "duplicate")]
+    assert brief.stubs_to_enrich == [StubToEnrich(stub_id, "Topic", "Zebulon Farrow", 3)]
     hint = service.get([stub_id], scopes=ALL).nodes[0].enrich_hint
     assert hint is not None and "linked from 3 memories" in hint
     # The newest active memories, newest first, the one awaiting review among them (marked);
     # not the stub.
-    recent = [r["id"] for r in brief.recent]
+    recent = [r.id for r in brief.recent]
     assert recent[:5] == [r.id for r in reversed(stubbed)] + [pending.id, lunch.id]
-    assert [r["awaiting_review"] for r in brief.recent[:5]] == [False] * 3 + [True, False]
+    assert [r.awaiting_review for r in brief.recent[:5]] == [False] * 3 + [True, False]
     assert stub_id not in recent
-    assert {r["type"] for r in brief.recent} <= {"Note", "Commitment"}
+    assert {r.type for r in brief.recent} <= {"Note", "Commitment"}
     assert brief.as_dict()["review_count"] == 1
 
 
@@ -391,7 +389,7 @@ def test_everything_traverse_reaches_is_found_by_its_title(service: MemoryServic
     payroll = write(service, "Note", "Payroll for roofers", "Pay the roofers weekly.", scope="work")
     linked = service.write("Note", "Supplier", "Tiles from [[Telhas Norte]] in Porto.")
     assert linked.node is not None
-    stub = linked.stubs_created[0]["id"]
+    stub = linked.stubs_created[0].id
     lunch = write(service, "Note", "Lunch", "Had lunch with Marta at the harbour cafe.")
     maybe = service.write(
         "Note", "Lunch with Marta", "Lunch with Marta at the cafe by the harbour, she ordered fish."
@@ -500,4 +498,4 @@ def test_words_kept_only_in_an_addendum_are_found(service: MemoryService) -> Non
     detail = service.get([maybe.id], scopes=ALL).nodes[0]
     assert detail.node.id == lunch.id and detail.requested_as == maybe.id
     assert detail.merged_ids == [maybe.id]
-    assert any("fish" in a["text"] for a in detail.addenda)
+    assert any("fish" in a.text for a in detail.addenda)

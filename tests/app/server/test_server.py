@@ -258,7 +258,7 @@ def test_node_neighbours_and_stats(
     deep = ask(server, f"/v1/nodes/{filled.note}/neighbours?depth=9", token=filled.personal)
     assert deep.status == 400 and "depth" in deep.json()["message"]
     stats = ask(server, "/v1/stats", token=filled.personal).json()
-    assert stats == json.loads(json.dumps(service.stats(scopes=["personal"])))
+    assert stats == json.loads(json.dumps(service.stats(scopes=["personal"]).as_dict()))
     missing = ask(server, "/v1/nowhere", token=filled.personal)
     assert missing.status == 404 and "openapi" in missing.json()["message"]
 

@@ -455,7 +455,7 @@ def test_every_new_vault_holds_the_sentinel_and_shows_it_nowhere(service: Memory
     overview = service.graph_overview(scopes=scopes)
     assert sentinel.SENTINEL_ID not in getattr(overview, "ids", [])
     stats = service.stats(scopes=scopes)
-    assert stats["nodes_by_status"] == {"active": 1} and stats["nodes_by_type"] == {"Note": 1}
+    assert stats.nodes_by_status == {"active": 1} and stats.nodes_by_type == {"Note": 1}
     assert service.get([sentinel.SENTINEL_ID], scopes=scopes).missing == [sentinel.SENTINEL_ID]
     with pytest.raises(NodeNotFound):
         service.forget(sentinel.SENTINEL_ID, scopes=scopes)

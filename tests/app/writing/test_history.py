@@ -36,7 +36,7 @@ def node(service: MemoryService, node_id: str) -> Node:
 
 
 def receipts(service: MemoryService) -> int:
-    return int(service.stats(scopes=ALL)["receipts"])
+    return int(service.stats(scopes=ALL).receipts)
 
 
 # -- supersede --------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ def test_the_gate_suggests_a_supersede_and_following_it_works(service: MemorySer
     # The same topic, but a number differs: never absorbed, kept as its own node and flagged.
     assert new.outcome == "merge_linked"
     assert new.flags == ("possible_contradiction",)
-    assert new.matched is not None and new.matched["id"] == old.id
+    assert new.matched is not None and new.matched.id == old.id
     assert new.suggestion is not None and "950 euros vs 900 euros" in new.suggestion
     suggested = new.suggestion.split("cairn supersede ", 1)[1].split()
     assert suggested == [old.id, new.id]

@@ -40,12 +40,12 @@ def test_a_revise_that_cannot_supersede_leaves_nothing_behind(service: MemorySer
     old = service.write("Note", "Harbour pass", "Pass number 118.").node
     assert old is not None
     service.revise(old.id, "Harbour pass", "Pass number 119.", scopes=ALL)
-    before = service.stats(scopes=ALL)["nodes_by_type"]
+    before = service.stats(scopes=ALL).nodes_by_type
     # The old version is history now: it cannot be superseded again, so the new text of this
     # second edit must not be stored either (it would be a version that supersedes nothing).
     with pytest.raises(InvalidRequest, match="already superseded"):
         service.revise(old.id, "Harbour pass", "Pass number 120.", scopes=ALL)
-    assert service.stats(scopes=ALL)["nodes_by_type"] == before
+    assert service.stats(scopes=ALL).nodes_by_type == before
     assert all(
         "120" not in hit.snippet for hit in service.search("pass number", scopes=ALL).results
     )

@@ -69,7 +69,7 @@ def test_a_pending_duplicate_is_shown_side_by_side_and_keep_both_settles_it(
 
     with qtbot.waitSignal(view.open_requested) as opened:
         view.kept.open_button.click()
-    assert opened.args == [item.other["id"]]
+    assert opened.args == [item.other.id]
 
     with qtbot.waitSignal(open_session.changed, timeout=WAIT_MS):
         panel.keep_both_button.click()
@@ -92,9 +92,9 @@ def test_merge_folds_the_new_memory_into_the_kept_one(
         panel.merge_button.click()
     assert service.pending(scopes=ALL) == []
     assert "Merged into “Spare key”" in panel.status_text
-    kept = service.get([item.node["id"]], scopes=ALL).nodes[0]
-    assert kept.node.id == item.other["id"]  # the new id now finds the kept memory
-    assert kept.requested_as == item.node["id"]
+    kept = service.get([item.node.id], scopes=ALL).nodes[0]
+    assert kept.node.id == item.other.id  # the new id now finds the kept memory
+    assert kept.requested_as == item.node.id
     _wait_for_counts(qtbot, panel, duplicate=0)
 
 
@@ -112,7 +112,7 @@ def test_a_label_conflict_is_kept_as_different_things(
     with qtbot.waitSignal(open_session.changed, timeout=WAIT_MS):
         panel.keep_both_button.click()
     assert service.pending(scopes=ALL) == []
-    got = service.get([item.node["id"], item.other["id"]], scopes=ALL)
+    got = service.get([item.node.id, item.other.id], scopes=ALL)
     assert [d.node.status for d in got.nodes] == ["active", "active"]
     _wait_for_counts(qtbot, panel, label_conflict=0)
 
@@ -130,12 +130,12 @@ def test_a_name_linked_three_times_is_listed_to_describe(
     stub = service.briefing(scopes=ALL).stubs_to_enrich[0]
     panel = _panel(qtbot, open_session)
     _wait_for_counts(qtbot, panel, stubs=1)
-    assert panel.select(f"stub:{stub['id']}")
+    assert panel.select(f"stub:{stub.id}")
     assert "Harbour Festival" in panel.shown_text
     assert "3 links point to it" in panel.shown_text
     with qtbot.waitSignal(panel.open_requested) as opened:
         panel.describe_button.click()
-    assert opened.args == [stub["id"]]
+    assert opened.args == [stub.id]
 
 
 def test_empty_sections_say_so_in_words(qtbot, open_session: Session) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.app.models import VISIBLE_STATUSES
+from cairn.app.models import VISIBLE_STATUSES, SearchFilter
 from cairn.ui.search.library import COMMON_TYPES, FILTER_ROLE, LibrarySidebar, filter_key
 from cairn.ui.shell.session import Session
 
@@ -29,7 +29,7 @@ def expected_counts(session: Session) -> dict[str, int]:
     assert service is not None
     scopes = service.scopes()
     stats = service.stats(scopes=scopes)
-    by_type, by_status = stats["nodes_by_type"], stats["nodes_by_status"]
+    by_type, by_status = stats.nodes_by_type, stats.nodes_by_status
     counts = {
         "all": sum(by_status.get(status, 0) for status in VISIBLE_STATUSES),
         "inbox": len(service.inbox_list(scopes=scopes)),
@@ -71,16 +71,16 @@ def test_picking_an_entry_sets_the_filter(qtbot: Any, open_session: Session) -> 
     }
     with qtbot.waitSignal(sidebar.filter_changed, timeout=WAIT_MS) as changed:
         sidebar.tree.setCurrentItem(items["type:Note"])
-    assert changed.args == [{"kind": "type", "type": "Note"}]
+    assert changed.args == [SearchFilter("type", "Note")]
     with qtbot.waitSignal(sidebar.filter_changed, timeout=WAIT_MS) as changed:
-        sidebar.select({"kind": "archive"})
-    assert changed.args == [{"kind": "archive", "type": None}]
+        sidebar.select(SearchFilter("archive"))
+    assert changed.args == [SearchFilter("archive")]
 
 
 def test_counts_follow_writes_and_lock_clears_them(qtbot: Any, open_session: Session) -> None:
     seed(open_session)
     sidebar = make_sidebar(qtbot, open_session)
-    sidebar.select({"kind": "type", "type": "Note"})
+    sidebar.select(SearchFilter("type", "Note"))
     service = open_session.service
     assert service is not None
     service.write("Place", "Lisbon", "Capital of Portugal, on the Tagus.")

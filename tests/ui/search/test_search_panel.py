@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt, QThreadPool
 
+from cairn.app.models import SearchFilter
 from cairn.ui.search.panel import NOTHING_YET, SearchPanel
 from cairn.ui.search.results_model import (
     SNIPPET_HTML_ROLE,
@@ -125,13 +126,13 @@ def test_only_the_latest_query_is_shown(
 def test_filter_by_type_lists_only_that_type(qtbot: Any, open_session: Session) -> None:
     ids = seed(open_session)
     panel = make_panel(qtbot, open_session)
-    panel.set_filter({"kind": "type", "type": "Fact"})
+    panel.set_filter(SearchFilter("type", "Fact"))
     qtbot.waitUntil(lambda: shown_ids(panel) == [ids["fact"]], timeout=WAIT_MS)
     type_query(qtbot, panel, "harbour")
     assert shown_ids(panel) == [ids["fact"]]
     assert {row.type for row in panel.model.rows()} == {"Fact"}
 
-    panel.set_filter({"kind": "type", "type": "Note"})
+    panel.set_filter(SearchFilter("type", "Note"))
     qtbot.waitUntil(lambda: ids["fact"] not in shown_ids(panel), timeout=WAIT_MS)
     assert shown_ids(panel)[0] == ids["note"]
     assert {row.type for row in panel.model.rows()} == {"Note"}
@@ -146,14 +147,14 @@ def test_empty_query_lists_recent_memories_and_inbox(qtbot: Any, open_session: S
     assert ids["violin"] in shown_ids(panel)  # the newest memories, with no query
     assert panel.heading.text() == "Your newest memories"
 
-    panel.set_filter({"kind": "inbox"})
+    panel.set_filter(SearchFilter("inbox"))
     qtbot.waitUntil(lambda: [r.key for r in panel.model.rows()] == [capture.id], timeout=WAIT_MS)
     assert panel.model.rows()[0].title == "Call the plumber about the boiler"
     with qtbot.waitSignal(panel.inbox_item_activated, timeout=WAIT_MS) as activated:
         panel.results_view.activated.emit(panel.model.index(0))
     assert activated.args == [capture.id]
 
-    panel.set_filter({"kind": "archive"})
+    panel.set_filter(SearchFilter("archive"))
     qtbot.waitUntil(lambda: panel.model.rowCount() == 0, timeout=WAIT_MS)
     assert "Nothing is archived" in panel.empty_label.text()
 
@@ -198,7 +199,7 @@ def test_the_list_follows_writes(qtbot: Any, open_session: Session) -> None:
     open_session.changed.emit()
     qtbot.waitUntil(lambda: ids["note"] not in shown_ids(panel), timeout=WAIT_MS)
 
-    panel.set_filter({"kind": "archive"})  # the archive finds it again
+    panel.set_filter(SearchFilter("archive"))  # the archive finds it again
     qtbot.waitUntil(lambda: shown_ids(panel) == [ids["note"]], timeout=WAIT_MS)
     assert panel.model.rows()[0].status == "archived"
 

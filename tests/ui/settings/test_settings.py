@@ -160,7 +160,7 @@ def test_a_mismatched_new_passphrase_is_refused(qtbot, dialog: SettingsDialog) -
 
 def test_rebuild_vectors_reports_and_shows_the_embedder(qtbot, dialog: SettingsDialog) -> None:
     service = dialog.session.service
-    assert dialog.embedder_label.text() == service.stats(scopes=service.scopes())["embedder"]
+    assert dialog.embedder_label.text() == service.stats(scopes=service.scopes()).embedder
     service.write("Note", "Pharmacy hours", "Opens at eight.")
     with qtbot.waitSignal(dialog.vectors_rebuilt, timeout=30_000) as rebuilt:
         qtbot.mouseClick(dialog.rebuild_button, Qt.MouseButton.LeftButton)

@@ -156,7 +156,7 @@ def test_dropping_a_file_adds_it_to_the_vault(qtbot, window: MainWindow, tmp_pat
         assert window.workspace.docks["ingest"].isVisible()
     service = window.session.service
     sources = service.sources(scopes=service.scopes())
-    assert [Path(s["path"]).name for s in sources] == ["kiln.md"]
+    assert [Path(s.path).name for s in sources] == ["kiln.md"]
     assert "Adding files finished" in window.statusBar().currentMessage()
 
 
@@ -178,7 +178,7 @@ def test_a_drop_of_files_and_a_web_link_adds_the_files_and_says_why_not_the_link
         message = window.statusBar().currentMessage()
         assert "https://example.org/kiln.pdf" in message and "being added" in message
     service = window.session.service
-    assert [Path(s["path"]).name for s in service.sources(scopes=service.scopes())] == ["glaze.md"]
+    assert [Path(s.path).name for s in service.sources(scopes=service.scopes())] == ["glaze.md"]
 
 
 def test_drops_are_not_taken_while_locked(window: MainWindow, tmp_path: Path) -> None:
