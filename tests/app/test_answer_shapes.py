@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app.dedup import review
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import Forgotten
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows
@@ -342,7 +343,7 @@ def test_the_statistics(service: MemoryService) -> None:
 def test_a_file_the_vault_keeps_track_of(service: MemoryService, tmp_path: Path) -> None:
     note = tmp_path / "kiln.txt"
     note.write_text("The kiln needs a new shelf before the fair.\n", encoding="utf-8")
-    service.ingest([note])
+    service.ingest(IngestRequest.of([note]))
     [row] = service.sources()
     assert shape(as_json(row)) == {
         "document_id": "str",
