@@ -17,11 +17,25 @@ from cairn.app import receipts, sentinel
 from cairn.app.clock import now_iso
 from cairn.app.embedding_model import Embedder, default_embedder
 from cairn.app.embedding_space import EmbeddingSpace
+from cairn.app.graphview.views import GraphViews
+from cairn.app.history import HistoryKeeper
+from cairn.app.inbox import Inbox
 from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.pipeline import Ingestor
+from cairn.app.ingestion.process import ApartRuns, ServiceFactory
+from cairn.app.ingestion.watch_control import WatchControl
 from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
+from cairn.app.portability.transfers import Transfers
+from cairn.app.recall import Recall
+from cairn.app.review import Review
+from cairn.app.revisions import Revisions
+from cairn.app.scopes import Scopes
 from cairn.app.service import MemoryService
+from cairn.app.tokens import Tokens
+from cairn.app.upkeep import Upkeep
+from cairn.app.writer import Writer
 from cairn.storage import records
 from cairn.storage.vault import Vault
 
@@ -156,7 +170,51 @@ def service_for(
     sentinel.ensure(vault, pack)  # a vault made before the sentinel existed
     space = EmbeddingSpace(vault, embedder, load_in_background=vectors_in_background)
     exports = Config.from_environment().export_ledger
-    return MemoryService(vault, pack, space, extraction, open_in_child=service_for, exports=exports)
+    return wire(vault, pack, space, extraction, open_in_child=service_for, exports=exports)
+
+
+def wire(
+    vault: Vault,
+    pack: Pack,
+    space: EmbeddingSpace,
+    extraction: ExtractionSettings,
+    *,
+    open_in_child: ServiceFactory | None = None,
+    exports: ExportLedger | None = None,
+) -> MemoryService:
+    """The service's collaborators, each given what it needs, behind the one facade.
+    ``open_in_child`` builds the service of the vault a child process opens, for runs apart
+    (``ingest(separate_process=True)``); without it such a run is refused. ``exports``
+    records where an export stages its plaintext (``portability.leftovers``); without it an
+    export is refused."""
+    scopes = Scopes(vault)
+    writer = Writer(vault, pack, space)
+    retention = writer.retention  # the supervisor: labels, uses, its pass, log
+    review = Review(vault, pack, space, writer)
+    history = HistoryKeeper(vault, pack, space)
+    recall = Recall(vault, pack, space, scopes, review, retention)
+    upkeep = Upkeep(vault, pack, space)
+    return MemoryService(
+        vault=vault,
+        pack=pack,
+        space=space,
+        scopes=scopes,
+        writer=writer,
+        review=review,
+        history=history,
+        revisions=Revisions(writer, history, recall),
+        recall=recall,
+        inbox=Inbox(vault, writer),
+        graph_views=GraphViews(vault, pack, recall),
+        ingestor=Ingestor(vault, pack, space, writer, history, extraction),
+        extraction=extraction,
+        apart_runs=ApartRuns(open_in_child) if open_in_child else None,
+        watch=WatchControl(vault, scopes),
+        upkeep=upkeep,
+        transfers=Transfers(vault, pack, space, scopes, upkeep, exports),
+        tokens=Tokens(vault, scopes),
+        retention=retention,
+    )
 
 
 def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:
