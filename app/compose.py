@@ -99,9 +99,20 @@ def create_vault(
     with_embedder: bool = True,
 ) -> MemoryService:
     """Create a new vault with a pack and the default scope, and return its service."""
-    pack = pack or Pack.bundled(DEFAULT_PACK)
     if with_embedder and embedder is None:
         embedder = default_embedder()  # fail before creating a file if the model is broken
+    vault = new_vault(path, passphrase, pack=pack)
+    try:
+        return service_for(vault, embedder)
+    except BaseException:
+        vault.close()
+        raise
+
+
+def new_vault(path: Path, passphrase: str, *, pack: Pack | None = None) -> Vault:
+    """Create a new vault file with a pack (the personal one by default), the default scope
+    and the engine's sentinel; ``service_for`` then gives its service."""
+    pack = pack or Pack.bundled(DEFAULT_PACK)
     vault = Vault.create(path, passphrase)
     try:
         with vault.write() as conn:
@@ -111,10 +122,10 @@ def create_vault(
             records.add_scope(conn, DEFAULT_SCOPE, now_iso())
             sentinel.add(conn, pack)
             receipts.append(conn, "create", {})
-        return _service(vault, embedder)
     except BaseException:
         vault.close()
         raise
+    return vault
 
 
 def open_vault(
@@ -140,27 +151,23 @@ def open_vault(
         try:
             if loading is not None:
                 embedder = loading.result()
-            return _service(vault, embedder, vectors_in_background)
+            return service_for(vault, embedder, vectors_in_background=vectors_in_background)
         except BaseException:
             vault.close()
             raise
 
 
-def _service(
-    vault: Vault, embedder: Embedder | None, vectors_in_background: bool = False
-) -> MemoryService:
-    extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
-    return service_for(vault, embedder, extraction, vectors_in_background)
-
-
 def service_for(
     vault: Vault,
     embedder: Embedder | None,
-    extraction: ExtractionSettings,
+    extraction: ExtractionSettings | None = None,
     vectors_in_background: bool = False,
 ) -> MemoryService:
     """The service of a vault already open (also a helper process's: see
-    ``ingestion.process``, which is handed this function to build its own)."""
+    ``ingestion.process``, which is handed this function to build its own). ``extraction``
+    defaults to the settings of the configured data folder."""
+    if extraction is None:
+        extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
     _upgrade_bundled_pack(vault, meta)
