@@ -14,14 +14,28 @@ from typing import Any
 import platformdirs
 
 from cairn.app.clock import now_iso
+from cairn.app.dedup.review import Review
 from cairn.app.embedding.model import Embedder, default_embedder
 from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.graphview.views import GraphViews
 from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.pipeline import Ingestor
+from cairn.app.ingestion.process import ApartRuns, ServiceFactory
+from cairn.app.ingestion.watch_control import WatchControl
 from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
+from cairn.app.portability.transfers import Transfers
+from cairn.app.retrieval.recall import Recall
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import diagnostic_log, receipts, sentinel_node
+from cairn.app.upkeep.maintenance import Upkeep
+from cairn.app.upkeep.scopes import Scopes
+from cairn.app.upkeep.tokens import Tokens
+from cairn.app.writing.history import HistoryKeeper
+from cairn.app.writing.inbox import Inbox
+from cairn.app.writing.revisions import Revisions
+from cairn.app.writing.writer import Writer
 from cairn.storage import records
 from cairn.storage.vault import Vault
 
@@ -100,9 +114,20 @@ def create_vault(
     with_embedder: bool = True,
 ) -> MemoryService:
     """Create a new vault with a pack and the default scope, and return its service."""
-    pack = pack or Pack.bundled(DEFAULT_PACK)
     if with_embedder and embedder is None:
         embedder = default_embedder()  # fail before creating a file if the model is broken
+    vault = new_vault(path, passphrase, pack=pack)
+    try:
+        return service_for(vault, embedder)
+    except BaseException:
+        vault.close()
+        raise
+
+
+def new_vault(path: Path, passphrase: str, *, pack: Pack | None = None) -> Vault:
+    """Create a new vault file with a pack (the personal one by default), the default scope
+    and the engine's sentinel; ``service_for`` then gives its service."""
+    pack = pack or Pack.bundled(DEFAULT_PACK)
     vault = Vault.create(path, passphrase)
     try:
         with vault.write() as conn:
@@ -112,10 +137,10 @@ def create_vault(
             records.add_scope(conn, DEFAULT_SCOPE, now_iso())
             sentinel_node.add(conn, pack)
             receipts.append(conn, "create", {})
-        return _service(vault, embedder)
     except BaseException:
         vault.close()
         raise
+    return vault
 
 
 def open_vault(
@@ -141,27 +166,23 @@ def open_vault(
         try:
             if loading is not None:
                 embedder = loading.result()
-            return _service(vault, embedder, vectors_in_background)
+            return service_for(vault, embedder, vectors_in_background=vectors_in_background)
         except BaseException:
             vault.close()
             raise
 
 
-def _service(
-    vault: Vault, embedder: Embedder | None, vectors_in_background: bool = False
-) -> MemoryService:
-    extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
-    return service_for(vault, embedder, extraction, vectors_in_background)
-
-
 def service_for(
     vault: Vault,
     embedder: Embedder | None,
-    extraction: ExtractionSettings,
+    extraction: ExtractionSettings | None = None,
     vectors_in_background: bool = False,
 ) -> MemoryService:
     """The service of a vault already open (also a helper process's: see
-    ``ingestion.process``, which is handed this function to build its own)."""
+    ``ingestion.process``, which is handed this function to build its own). ``extraction``
+    defaults to the settings of the configured data folder."""
+    if extraction is None:
+        extraction = ExtractionSettings(data_dir=str(Config.from_environment().data_dir))
     with vault.read() as conn:
         meta = records.get_setting(conn, "pack", {"name": DEFAULT_PACK, "version": 0})
     _upgrade_bundled_pack(vault, meta)
@@ -171,7 +192,51 @@ def service_for(
     sentinel_node.ensure(vault, pack)  # a vault made before the sentinel existed
     space = EmbeddingSpace(vault, embedder, load_in_background=vectors_in_background)
     exports = Config.from_environment().export_ledger
-    return MemoryService(vault, pack, space, extraction, open_in_child=service_for, exports=exports)
+    return wire(vault, pack, space, extraction, open_in_child=service_for, exports=exports)
+
+
+def wire(
+    vault: Vault,
+    pack: Pack,
+    space: EmbeddingSpace,
+    extraction: ExtractionSettings,
+    *,
+    open_in_child: ServiceFactory | None = None,
+    exports: ExportLedger | None = None,
+) -> MemoryService:
+    """The service's collaborators, each given what it needs, behind the one facade.
+    ``open_in_child`` builds the service of the vault a child process opens, for runs apart
+    (``ingest(separate_process=True)``); without it such a run is refused. ``exports``
+    records where an export stages its plaintext (``portability.leftovers``); without it an
+    export is refused."""
+    scopes = Scopes(vault)
+    writer = Writer(vault, pack, space)
+    retention = writer.retention  # the supervisor: labels, uses, its pass, log
+    review = Review(vault, pack, space, writer)
+    history = HistoryKeeper(vault, pack, space)
+    recall = Recall(vault, pack, space, scopes, review, retention)
+    upkeep = Upkeep(vault, pack, space)
+    return MemoryService(
+        vault=vault,
+        pack=pack,
+        space=space,
+        scopes=scopes,
+        writer=writer,
+        review=review,
+        history=history,
+        revisions=Revisions(writer, history, recall),
+        recall=recall,
+        inbox=Inbox(vault, writer),
+        graph_views=GraphViews(vault, pack, recall),
+        ingestor=Ingestor(vault, pack, space, writer, history, extraction),
+        extraction=extraction,
+        apart_runs=ApartRuns(open_in_child) if open_in_child else None,
+        watch=WatchControl(vault, scopes),
+        upkeep=upkeep,
+        transfers=Transfers(vault, pack, space, scopes, upkeep, exports),
+        tokens=Tokens(vault, scopes),
+        retention=retention,
+    )
 
 
 def _upgrade_bundled_pack(vault: Vault, meta: dict[str, Any]) -> None:

@@ -1,28 +1,34 @@
 """``MemoryService``: the one contract. The window, the CLI and the graph server call this and
 nothing else; none of them has memory semantics of its own and none writes SQL.
 
-A thin facade: each method checks what the contract promises about its arguments and hands over
-to the feature module that does the work (writer, retrieval, graph, inbox, embeddings).
+A thin facade over named collaborators, wired by the composition root (``compose``): each
+method checks the scopes a call names (``Scopes``) and hands over to the collaborator that does
+the work: the writer, review, history and revisions, recall (the reads), the inbox, the graph
+views, the ingestor, the watched folders, upkeep (settings, checks, receipts, backups, the
+passphrase, the vector index), transfers (export and import), tokens and retention.
 Every read names the scopes it may see; rows outside them do not exist for it.
 """
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from cairn.app.dedup.review import Review
 from cairn.app.embedding.space import EmbeddingSpace
-from cairn.app.errors import InvalidRequest, NodeNotFound
-from cairn.app.graphview import data, export
+from cairn.app.errors import InvalidRequest
+from cairn.app.graphview import data
+from cairn.app.graphview.views import GraphViews
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.pipeline import Ingestor
-from cairn.app.ingestion.process import ApartRuns, ServiceFactory
+from cairn.app.ingestion.process import ApartRuns
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
 from cairn.app.ingestion.request import IngestRequest
+from cairn.app.ingestion.watch_control import WatchControl
+from cairn.app.ingestion.watch_list import WatchedFolder
+from cairn.app.ingestion.watching import BatchSink, ProblemSink
 from cairn.app.models import (
     ALL_STATUSES,
     Briefing,
@@ -36,53 +42,75 @@ from cairn.app.models import (
     SearchResponse,
     TrackedFile,
     TraverseResponse,
+    VaultStats,
+    VerifyReport,
     WriteResult,
 )
 from cairn.app.packs import NodeType, Pack
-from cairn.app.portability.leftovers import ExportLedger
+from cairn.app.portability import exporting, jsonl_import
+from cairn.app.portability.transfers import Transfers
 from cairn.app.retention import forgetting
-from cairn.app.retrieval import briefing, graph_reads
+from cairn.app.retention.supervisor import PassReport, Proposal, Retention
 from cairn.app.retrieval import search as retrieval
+from cairn.app.retrieval.recall import Recall
 from cairn.app.text import statements
-from cairn.app.upkeep.vault_upkeep import VaultUpkeep
+from cairn.app.upkeep import backups, receipts
+from cairn.app.upkeep.maintenance import Upkeep
+from cairn.app.upkeep.scopes import Scopes
+from cairn.app.upkeep.tokens import Token, Tokens
 from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.inbox import Inbox
+from cairn.app.writing.revisions import Revisions
 from cairn.app.writing.writer import NewMemory, Writer
-from cairn.storage import dedup_rows, fulltext, graph_rows, source_rows
-from cairn.storage.connection import Connection
-from cairn.storage.rows import NodeRow
+from cairn.storage.rows import RetentionEntryRow
 from cairn.storage.vault import Vault
 
 
-class MemoryService(VaultUpkeep):
+class MemoryService:
     def __init__(
         self,
+        *,
         vault: Vault,
         pack: Pack,
         space: EmbeddingSpace,
-        extraction: ExtractionSettings | None = None,
-        open_in_child: ServiceFactory | None = None,
-        exports: ExportLedger | None = None,
+        scopes: Scopes,
+        writer: Writer,
+        review: Review,
+        history: HistoryKeeper,
+        revisions: Revisions,
+        recall: Recall,
+        inbox: Inbox,
+        graph_views: GraphViews,
+        ingestor: Ingestor,
+        extraction: ExtractionSettings,
+        apart_runs: ApartRuns | None,
+        watch: WatchControl,
+        upkeep: Upkeep,
+        transfers: Transfers,
+        tokens: Tokens,
+        retention: Retention,
     ) -> None:
-        """``open_in_child`` builds the service of the vault a child process opens, for runs
-        apart (``ingest(separate_process=True)``); without it such a run is refused.
-        ``exports`` records where an export stages its plaintext (``portability.leftovers``);
-        without it an export is refused."""
-        self._vault = vault
+        """Built by ``compose.service_for``. ``apart_runs`` runs an ingest in a child process
+        (``ingest(separate_process=True)``); without it such a run is refused."""
+        self._vault = vault  # closed last, by ``close``
         self._pack = pack
         self._space = space
-        self._writer = Writer(vault, pack, space)
-        self._inbox = Inbox(vault, self._writer)
-        self._review = Review(vault, pack, space, self._writer)
-        self._history = HistoryKeeper(vault, pack, space)
-        self._term_counts = fulltext.DocumentCounts()
-        self._extraction = extraction or ExtractionSettings()
-        self._ingestor = Ingestor(vault, pack, space, self._writer, self._history, self._extraction)
-        self._apart_runs = ApartRuns(open_in_child) if open_in_child else None
-        self._retention = self._writer.retention  # the supervisor: labels, uses, its pass, log
-        self._watcher = None  # watched folders, while the window asks (``start_watching``)
-        self._watch_lock = threading.Lock()
-        self._exports = exports
+        self._known_scopes = scopes
+        self._writer = writer
+        self._review = review
+        self._history = history
+        self._revisions = revisions
+        self._recall = recall
+        self._inbox = inbox
+        self._graph_views = graph_views
+        self._ingestor = ingestor
+        self._extraction = extraction
+        self._apart_runs = apart_runs
+        self._watch = watch
+        self._upkeep = upkeep
+        self._transfers = transfers
+        self._tokens = tokens
+        self._retention = retention  # the supervisor: labels, uses, its pass, log
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -119,11 +147,7 @@ class MemoryService(VaultUpkeep):
     ) -> list[TrackedFile]:
         """The files the vault keeps track of in ``scopes`` (default: all), with their state
         and, if they failed, why."""
-        chosen = self._scopes(scopes) if scopes is not None else self.scopes()
-        with self._vault.read() as conn:
-            rows = source_rows.listed(conn, states=states, scopes=chosen)
-        # A name that is not UTF-8 comes with its exact bytes, as hex for JSON.
-        return [TrackedFile.from_row(row) for row in rows]
+        return self._recall.sources(scopes, states)
 
     def write(
         self,
@@ -179,31 +203,14 @@ class MemoryService(VaultUpkeep):
         """Edit a memory: the text becomes a new version that supersedes ``node_id``, both in
         one transaction (either both happen or neither). The new version keeps the old one's
         type, attributes, scope and source; the old one stays as history."""
-        chosen = self._scopes(scopes)
-        if not title.strip():
-            raise InvalidRequest("A memory needs a title.")
-        found = self.get([node_id], scopes=chosen, use=False)
-        if not found.nodes:
-            raise NodeNotFound(node_id)
-        old = found.nodes[0].node
-        versions: list[History] = []
-
-        def supersede(conn: Connection, row: NodeRow) -> None:
-            versions.append(self._history.supersede_in(conn, old.id, row["id"], chosen))
-
-        memory = NewMemory(
-            old.type, title.strip(), body, old.attrs, old.scope, old.source, old.locator
-        )
-        # A new version says much the same as the old one on purpose: no duplicate check.
-        self._writer.add_version(memory, supersede)
-        return versions[0]
+        return self._revisions.revise(node_id, title, body, self._scopes(scopes))
 
     def history(self, node_id: str, *, scopes: Sequence[str]) -> History:
         """A memory's versions, oldest first, walking ``supersedes`` both ways."""
         return self._history.history(node_id, self._scopes(scopes))
 
     def briefing(self, *, scopes: Sequence[str], today: str | None = None) -> Briefing:
-        return briefing.briefing(self._vault, self._pack, self._scopes(scopes), today)
+        return self._recall.briefing(scopes, today)
 
     def link(
         self,
@@ -230,15 +237,7 @@ class MemoryService(VaultUpkeep):
     ) -> list[Node]:
         """The newest memories of ``types`` (any type if None) in ``statuses``: what a library
         shelf shows before a word is typed. ``limit`` is at most 500."""
-        if not 1 <= limit <= 500:
-            raise InvalidRequest("limit must be between 1 and 500.")
-        unknown = [s for s in statuses if s not in ALL_STATUSES]
-        if unknown:
-            raise InvalidRequest(f"Unknown status {unknown[0]!r}.")
-        chosen = self._scopes(scopes)
-        with self._vault.read() as conn:
-            rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
-        return [Node.from_row(row) for row in rows]
+        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit)
 
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
@@ -269,19 +268,12 @@ class MemoryService(VaultUpkeep):
         options = retrieval.SearchOptions(
             limit, include_archived, include_history, profile, as_of, diagnostics
         )
-        retrieval.check(options, retrieval.MAX_LIMIT)
-        return retrieval.search(
-            self._vault, self._space, query, self._scopes(scopes), options, self._term_counts
-        )
+        return self._recall.search(query, scopes, options)
 
     def get(self, ids: Sequence[str], *, scopes: Sequence[str], use: bool = True) -> GetResponse:
         """The memories ``ids`` with their links. Each one found counts as used (retention)
         unless ``use`` is False: the graph server's reads, which never write."""
-        chosen = self._scopes(scopes)
-        got = self._review.marked(graph_reads.get(self._vault, ids, chosen), chosen)
-        if use and got.nodes:
-            self._retention.opened([detail.node.id for detail in got.nodes])
-        return got
+        return self._recall.get(ids, scopes, use=use)
 
     def traverse(
         self,
@@ -295,21 +287,14 @@ class MemoryService(VaultUpkeep):
         as_of: str | None = None,
     ) -> TraverseResponse:
         """Graph reach from ``start``; ``as_of`` walks the graph as it stood at that date."""
-        options = retrieval.SearchOptions(include_archived=include_archived, as_of=as_of)
-        statuses = options.statuses()
-        valid_at = None
-        if as_of is not None:
-            valid_at = functools.partial(retrieval.valid_at, instant=retrieval.as_of_instant(as_of))
-        return graph_reads.traverse(
-            self._vault,
-            self._pack,
+        return self._recall.traverse(
             start,
-            self._scopes(scopes),
+            scopes,
             depth=depth,
             direction=direction,
             edge_types=edge_types,
-            statuses=statuses,
-            valid_at=valid_at,
+            include_archived=include_archived,
+            as_of=as_of,
         )
 
     # -- inbox --------------------------------------------------------------------------------
@@ -335,22 +320,176 @@ class MemoryService(VaultUpkeep):
     def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
         return self._inbox.discard(item_id, self._scopes(scopes))
 
-    # -- scopes -------------------------------------------------------------------------------
+    # -- scopes and settings ------------------------------------------------------------------
 
-    def close(self) -> None:
-        self.stop_watching()  # no new run starts once the vault begins to close
-        if self._apart_runs is not None:
-            self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
-        self._retention.save_uses_before_close()
-        self._space.close()
-        self._vault.close()
-        statements.forget_texts()  # what the gate read of memories leaves the process too
+    def scopes(self) -> list[str]:
+        return self._known_scopes.names()
 
-    def __enter__(self) -> MemoryService:
-        return self
+    def add_scope(self, name: str) -> bool:
+        """Create a scope; False if it existed."""
+        return self._known_scopes.add(name)
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _scopes(self, scopes: Sequence[str]) -> list[str]:
+        """The scopes a call names, each of which must exist (a typo is not an empty vault)."""
+        return self._known_scopes.checked(scopes)
+
+    def settings(self) -> dict[str, Any]:
+        """The vault's memory settings (dedup bands, resolver mode, tag anchoring)."""
+        return self._upkeep.settings()
+
+    def change_setting(self, name: str, value: Any) -> dict[str, Any]:
+        return self._upkeep.change_setting(name, value)
+
+    # -- watched folders ----------------------------------------------------------------------
+
+    def watched_folders(self) -> list[WatchedFolder]:
+        """The folders watched while the vault is open (kept in the vault's settings)."""
+        return self._watch.folders()
+
+    def watch_folder(self, path: str | Path, *, scope: str = "personal") -> list[WatchedFolder]:
+        """Add a folder to watch; its files go to ``scope``. Takes effect at the next
+        ``start_watching`` (the window restarts its watcher)."""
+        return self._watch.add(path, scope)
+
+    def unwatch_folder(self, path: str | Path) -> list[WatchedFolder]:
+        """Stop watching a folder; what was read from it is kept."""
+        return self._watch.remove(path)
+
+    def start_watching(
+        self,
+        on_batch: BatchSink,
+        on_problem: ProblemSink,
+        *,
+        catch_up: bool = True,
+        quiet: float | None = None,
+        max_wait: float | None = None,
+    ) -> list[WatchedFolder]:
+        """Watch the vault's folders until ``stop_watching`` or ``close``; each batch of
+        changes goes to ``on_batch`` to be ingested (see ``WatchControl.start``)."""
+        return self._watch.start(
+            on_batch, on_problem, catch_up=catch_up, quiet=quiet, max_wait=max_wait
+        )
+
+    def stop_watching(self) -> None:
+        """Stop the watcher, if one runs: before the vault locks or closes."""
+        self._watch.stop()
+
+    # -- the vector index ---------------------------------------------------------------------
+
+    @property
+    def vector_search_ready(self) -> bool:
+        return self._space.ready
+
+    @property
+    def vectors_loading(self) -> bool:
+        """The vector index is still loading in the background (see ``compose.open_vault``)."""
+        return self._space.loading
+
+    def wait_for_vectors(self) -> None:
+        self._space.wait_until_loaded()
+
+    def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every memory lacking a vector in the active space; turns vector search on."""
+        return self._upkeep.rebuild_vectors(progress)
+
+    # -- the vault: checks, receipts, copies, the passphrase ----------------------------------
+
+    def stats(self, *, scopes: Sequence[str]) -> VaultStats:
+        return self._upkeep.stats(self._scopes(scopes))
+
+    def verify(self) -> VerifyReport:
+        """The file's integrity checks, the receipt chain, and index consistency."""
+        return self._upkeep.verify()
+
+    def export_receipts(self) -> receipts.ChainExport:
+        """The receipt chain's head hash and count (kept elsewhere, they later prove history
+        was only appended to) and its content-free receipts; not ok if the chain is broken."""
+        return self._upkeep.export_receipts()
+
+    def verify_receipts(
+        self, *, head: str | None = None, count: int | None = None
+    ) -> receipts.ChainReport:
+        """Walk the receipt chain; with an exported ``head`` and ``count``, also check that
+        receipt number ``count`` still has hash ``head`` (see ``receipts.verify_against``)."""
+        return self._upkeep.verify_receipts(head=head, count=count)
+
+    def backup(self, dest: Path | str, *, overwrite: bool = False) -> backups.CopyResult:
+        """A consistent encrypted copy of the vault at ``dest`` while it stays open, checked
+        before it takes its name (see ``app.backups``)."""
+        return self._upkeep.backup(dest, overwrite=overwrite)
+
+    def change_passphrase(self, new_passphrase: str) -> None:
+        self._upkeep.change_passphrase(new_passphrase)
+
+    def export(
+        self,
+        dest: Path | str,
+        *,
+        format: str,
+        scopes: Sequence[str] | None = None,
+        progress: exporting.Progress | None = None,
+    ) -> exporting.ExportReport:
+        """The memories of ``scopes`` (default: all) as plaintext files in the new folder
+        ``dest``, ``markdown`` or ``jsonl`` (see ``Transfers.export``)."""
+        return self._transfers.export(dest, format=format, scopes=scopes, progress=progress)
+
+    def import_jsonl(
+        self,
+        path: Path | str,
+        *,
+        progress: Callable[[int], None] | None = None,
+        embed_progress: Callable[[int, int], None] | None = None,
+    ) -> jsonl_import.ImportReport:
+        """Restore a JSON Lines export into this vault, which holds no memories yet, then
+        embed every memory (see ``Transfers.import_jsonl``)."""
+        return self._transfers.import_jsonl(path, progress=progress, embed_progress=embed_progress)
+
+    # -- the graph server's tokens ------------------------------------------------------------
+
+    def create_token(self, scopes: Sequence[str], *, name: str = "") -> tuple[Token, str]:
+        """A bearer token that reads ``scopes`` (each must exist), and its secret: shown once,
+        never kept."""
+        return self._tokens.create(scopes, name=name)
+
+    def list_tokens(self) -> list[Token]:
+        return self._tokens.listed()
+
+    def revoke_token(self, token_id: str) -> Token:
+        return self._tokens.revoke(token_id)
+
+    def verify_token(self, secret: str) -> Token | None:
+        """The live token whose secret this is, or None."""
+        return self._tokens.verify(secret)
+
+    def any_live_token(self) -> bool:
+        return self._tokens.any_live()
+
+    # -- the retention supervisor -------------------------------------------------------------
+
+    def run_retention(self, *, dry_run: bool = False, now: str | None = None) -> PassReport:
+        """The supervisor's pass: label what is not yet labelled, then archive (or, as the
+        settings say, propose) the ephemeral memories that have faded."""
+        return self._retention.run(dry_run=dry_run, now=now)
+
+    def retention_proposals(
+        self, *, scopes: Sequence[str], now: str | None = None
+    ) -> list[Proposal]:
+        """The faded ephemeral memories the supervisor proposes to archive."""
+        return self._retention.proposals(self._scopes(scopes), now)
+
+    def archive_proposal(self, node_id: str, *, scopes: Sequence[str]) -> None:
+        """Archive a proposed memory (the person agreed); reversible with ``unarchive``."""
+        self._retention.archive(node_id, self._scopes(scopes))
+
+    def keep(self, node_id: str, *, scopes: Sequence[str]) -> None:
+        """The person wants it kept: it counts as used and is no longer ephemeral."""
+        self._retention.keep(node_id, self._scopes(scopes))
+
+    def retention_log(
+        self, *, scopes: Sequence[str], node_id: str | None = None, limit: int = 100
+    ) -> list[RetentionEntryRow]:
+        """What the supervisor and the person did, newest first."""
+        return self._retention.log(self._scopes(scopes), node_id=node_id, limit=limit)
 
     # -- the pack: what kinds of memory and link this vault knows ----------------------------
 
@@ -380,33 +519,24 @@ class MemoryService(VaultUpkeep):
     ) -> data.ViewGraph:
         """A memory and what it reaches in ``depth`` steps, plus the neighbours of each of
         ``expanded``, laid out (positions cached in the vault). ``None``: every type/layer."""
-        chosen = data.GraphFilter.of(node_types, edge_layers, linked_only=False)
-        return data.ego(
-            self._vault,
-            self._pack,
+        return self._graph_views.ego(
             node_id,
             self._scopes(scopes),
-            chosen,
             depth=depth,
+            node_types=node_types,
+            edge_layers=edge_layers,
             expanded=expanded,
         )
 
     def subgraph_export(self, node_id: str, *, scopes: Sequence[str], depth: int) -> Any:
         """A memory and what a walk of ``depth`` steps reaches from it, as a networkx
         MultiDiGraph (read only): the graph server's subgraph."""
-        chosen = self._scopes(scopes)
-        reach = self.traverse(node_id, scopes=chosen, depth=depth)
-        # The walk lists what it reached, not where it started: the start is read to name it.
-        found = self.get([node_id], scopes=chosen, use=False)
-        start = found.nodes[0].node if found.nodes else None
-        with self._vault.read() as conn:
-            waiting = frozenset(dedup_rows.awaiting_ids(conn, chosen))
-        return export.from_traverse(reach, start, waiting)
+        return self._graph_views.subgraph(node_id, self._scopes(scopes), depth)
 
     def graph_export(self, *, scopes: Sequence[str]) -> Any:
         """Every visible memory of ``scopes`` and their edges as a networkx MultiDiGraph,
         read only (no layout is made or cached): the graph server's export."""
-        return export.whole(self._vault, self._scopes(scopes))
+        return self._graph_views.whole(self._scopes(scopes))
 
     def graph_overview(
         self,
@@ -419,8 +549,30 @@ class MemoryService(VaultUpkeep):
     ) -> data.ViewGraph | data.TooManyNodes:
         """Every visible memory the filters keep, laid out and coloured by community; above
         ``cap`` memories, how many there are instead (never a silent sample)."""
-        chosen = data.GraphFilter.of(node_types, edge_layers, linked_only=linked_only)
-        return data.overview(self._vault, self._pack, self._scopes(scopes), chosen, cap=cap)
+        return self._graph_views.overview(
+            self._scopes(scopes),
+            node_types=node_types,
+            edge_layers=edge_layers,
+            linked_only=linked_only,
+            cap=cap,
+        )
+
+    # -- closing ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.stop_watching()  # no new run starts once the vault begins to close
+        if self._apart_runs is not None:
+            self._apart_runs.stop_all()  # a child writing to the vault stops before the key goes
+        self._retention.save_uses_before_close()
+        self._space.close()
+        self._vault.close()
+        statements.forget_texts()  # what the gate read of memories leaves the process too
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 __all__ = ["ALL_STATUSES", "MemoryService"]

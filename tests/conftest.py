@@ -8,15 +8,16 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from cairn.app import compose
-from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.app.embedding.model import Embedder, MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import diagnostic_log
 from cairn.ingest import whisper_model
+from cairn.storage.vault import Vault
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
@@ -110,11 +111,72 @@ def vault_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def service(vault_path: Path, embedder: MiniLMEmbedder) -> Iterator[MemoryService]:
-    """A fresh vault with the personal pack and the real embedder."""
-    svc = compose.create_vault(vault_path, PASSPHRASE, embedder=embedder)
+def service_vault(vault_path: Path) -> Iterator[Vault]:
+    """A fresh vault with the personal pack: the storage under the ``service`` fixture (which
+    closes it first). Tests ask for it as ``vault``; this name is for a module that has a
+    ``vault`` fixture of its own."""
+    made = compose.new_vault(vault_path, PASSPHRASE)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def vault(service_vault: Vault) -> Vault:
+    """The storage vault under the ``service`` fixture, for a test that reads or writes rows
+    beneath the service (the service's own calls never hand it out)."""
+    return service_vault
+
+
+@pytest.fixture
+def service(service_vault: Vault, embedder: MiniLMEmbedder) -> Iterator[MemoryService]:
+    """A fresh vault's service (``service_vault``), with the real embedder."""
+    svc = compose.service_for(service_vault, embedder)
     yield svc
     svc.close()
+
+
+class Opened(NamedTuple):
+    """A vault's service and the storage vault beneath it, opened as ``compose.open_vault``
+    opens them (see ``open_service``)."""
+
+    service: MemoryService
+    vault: Vault
+
+    def __enter__(self) -> Opened:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.service.close()
+
+
+def open_service(
+    path: Path,
+    embedder: Embedder | None,
+    *,
+    passphrase: str = PASSPHRASE,
+    vectors_in_background: bool = False,
+) -> Opened:
+    """Open the vault at ``path`` and build its service, keeping the vault in hand for a test
+    that checks rows beneath the service. Closing the service closes the vault."""
+    opened = Vault.open(path, passphrase)
+    try:
+        made = compose.service_for(opened, embedder, vectors_in_background=vectors_in_background)
+    except BaseException:
+        opened.close()
+        raise
+    return Opened(made, opened)
+
+
+def create_service(
+    path: Path, embedder: Embedder | None, *, passphrase: str = PASSPHRASE
+) -> Opened:
+    """``open_service`` for a new vault at ``path`` (as ``compose.create_vault`` makes it)."""
+    made = compose.new_vault(path, passphrase)
+    try:
+        return Opened(compose.service_for(made, embedder), made)
+    except BaseException:
+        made.close()
+        raise
 
 
 @pytest.fixture

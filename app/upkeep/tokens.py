@@ -18,6 +18,7 @@ from typing import Any
 
 from cairn.app.clock import new_id, now_iso
 from cairn.app.errors import CairnError, InvalidRequest, UnknownScope
+from cairn.app.upkeep.scopes import Scopes
 from cairn.storage import token_rows
 from cairn.storage.rows import TokenRow
 from cairn.storage.vault import Vault
@@ -106,6 +107,29 @@ def verify(vault: Vault, secret: str) -> Token | None:
 def any_live(vault: Vault) -> bool:
     with vault.read() as conn:
         return bool(token_rows.live_rows(conn))
+
+
+class Tokens:
+    """One vault's tokens, for the service: a new one may grant only scopes that exist."""
+
+    def __init__(self, vault: Vault, scopes: Scopes) -> None:
+        self._vault = vault
+        self._scopes = scopes
+
+    def create(self, scopes: Sequence[str], *, name: str = "") -> tuple[Token, str]:
+        return create(self._vault, scopes, self._scopes.names(), name=name)
+
+    def listed(self) -> list[Token]:
+        return listed(self._vault)
+
+    def revoke(self, token_id: str) -> Token:
+        return revoke(self._vault, token_id)
+
+    def verify(self, secret: str) -> Token | None:
+        return verify(self._vault, secret)
+
+    def any_live(self) -> bool:
+        return any_live(self._vault)
 
 
 def _digest(secret: str) -> str:

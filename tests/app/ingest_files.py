@@ -14,11 +14,11 @@ import wave
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from cairn.storage import graph_rows
+from cairn.storage.vault import Vault
 
 FONTS = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",  # Debian, Ubuntu
@@ -320,10 +320,10 @@ def unknown_encoding_bytes() -> bytes:
 # -- reading the vault back -------------------------------------------------------------------
 
 
-def part_of_counts(service: Any) -> dict[str, int]:
+def part_of_counts(vault: Vault) -> dict[str, int]:
     """Document id -> how many Passage nodes are ``part_of`` it, every status counted. Read
     from the tables: ``get`` caps the edges it lists and ``traverse`` skips history."""
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         rows = conn.execute(
             "SELECT d.id, count(p.id) FROM nodes AS d "
             "LEFT JOIN edges AS e ON e.dst = d.id AND e.type = 'part_of' "
@@ -333,6 +333,6 @@ def part_of_counts(service: Any) -> dict[str, int]:
     return {node_id: count for node_id, count in rows}
 
 
-def node_count(service: Any) -> int:
-    with service._vault.read() as conn:
+def node_count(vault: Vault) -> int:
+    with vault.read() as conn:
         return graph_rows.node_count(conn)  # every memory; not the engine's sentinel

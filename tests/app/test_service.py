@@ -13,6 +13,7 @@ from cairn.app.errors import (
     UnknownType,
 )
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 
 ALL = ["personal"]
 
@@ -158,15 +159,16 @@ def test_inbox_capture_promote_discard(service: MemoryService) -> None:
 
 def test_a_full_disk_rolls_back_the_write_and_keeps_everything_stored(
     service: MemoryService,
+    vault: Vault,
 ) -> None:
     kept = service.write("Note", "Before the disk filled", "Still here afterwards.").node
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         # SQLite reports SQLITE_FULL exactly as for a full disk once the file may not grow.
         conn.execute(f"PRAGMA max_page_count = {pages}")
     with pytest.raises(DiskFull, match="free some space"):
         service.write("Note", "Too big", "x" * 90_000)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("PRAGMA max_page_count = 4294967294")
     assert service.stats(scopes=ALL).nodes_by_type == {"Note": 1}
     hits = service.search("disk filled afterwards", scopes=ALL).results

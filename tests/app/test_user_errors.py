@@ -12,6 +12,7 @@ import pytest
 from cairn.app.cli.main import main
 from cairn.app.errors import InboxItemNotFound, InvalidRequest, UnknownScope
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.conftest import PASSPHRASE
 
 ALL = ["personal"]
@@ -42,9 +43,9 @@ def test_scopes_are_checked_by_name(service: MemoryService) -> None:
     assert service.add_scope("work") is False
 
 
-def test_only_an_archived_memory_can_be_unarchived(service: MemoryService) -> None:
+def test_only_an_archived_memory_can_be_unarchived(service: MemoryService, vault: Vault) -> None:
     stub = service.write("Person", "Someone").node
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("UPDATE nodes SET status = 'stub' WHERE id = ?", (stub.id,))
     with pytest.raises(InvalidRequest, match="is stub, not archived"):
         service.unarchive(stub.id, scopes=ALL)

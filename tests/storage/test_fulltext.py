@@ -11,11 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.app import compose
-from cairn.app.service import MemoryService
 from cairn.storage import fulltext
 from cairn.storage.fulltext import HIGHLIGHT_END, HIGHLIGHT_START, match_expression
-from tests.conftest import PASSPHRASE
+from tests.conftest import Opened, create_service
 
 SCOPES = ["personal"]
 STATUSES = ["active"]
@@ -29,10 +27,10 @@ MEMORIES = [
 ]
 
 
-def _write_memories(svc: MemoryService) -> dict[str, int]:
+def _write_memories(svc: Opened) -> dict[str, int]:
     """Writes MEMORIES; returns each title's seq."""
-    ids = {title: svc.write(t, title, body).node.id for t, title, body in MEMORIES}
-    with svc._vault.read() as conn:
+    ids = {title: svc.service.write(t, title, body).node.id for t, title, body in MEMORIES}
+    with svc.vault.read() as conn:
         return {
             title: conn.execute("SELECT seq FROM nodes WHERE id = ?", (node_id,)).fetchone()[0]
             for title, node_id in ids.items()
@@ -40,25 +38,25 @@ def _write_memories(svc: MemoryService) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def fts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryService, dict[str, int]]]:
+def fts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Opened, dict[str, int]]]:
     """One vault for the read-only tests of this module (nothing here writes to it)."""
     path = tmp_path_factory.mktemp("fts") / "fts.cairn"
-    with compose.create_vault(path, PASSPHRASE, with_embedder=False) as svc:
+    with create_service(path, None) as svc:
         yield svc, _write_memories(svc)
 
 
-def _search(svc: MemoryService, query: str, limit: int = 10) -> list[int]:
+def _search(svc: Opened, query: str, limit: int = 10) -> list[int]:
     expression = match_expression(query)
     if expression is None:
         return []
-    with svc._vault.read() as conn:
+    with svc.vault.read() as conn:
         return fulltext.search(conn, expression, SCOPES, STATUSES, limit)
 
 
-def _snippets(svc: MemoryService, query: str, seqs: list[int]) -> dict[int, str]:
+def _snippets(svc: Opened, query: str, seqs: list[int]) -> dict[int, str]:
     expression = match_expression(query)
     assert expression is not None
-    with svc._vault.read() as conn:
+    with svc.vault.read() as conn:
         return fulltext.snippets(conn, expression, seqs)
 
 
@@ -66,9 +64,9 @@ def _snippets(svc: MemoryService, query: str, seqs: list[int]) -> dict[int, str]
 
 
 def test_any_text_is_a_valid_query(vault_path: Path) -> None:
-    with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
+    with create_service(vault_path, None) as svc:
         seqs = _write_memories(svc)
-        with svc._vault.read() as conn:
+        with svc.vault.read() as conn:
 
             @settings(max_examples=300, deadline=None)
             @given(st.text())
@@ -88,7 +86,7 @@ def test_any_text_is_a_valid_query(vault_path: Path) -> None:
 
 
 def test_words_are_found_whatever_surrounds_them(
-    fts: tuple[MemoryService, dict[str, int]],
+    fts: tuple[Opened, dict[str, int]],
 ) -> None:
     svc, seqs = fts
 
@@ -154,24 +152,22 @@ TYPED = [
 
 
 @pytest.mark.parametrize("query", TYPED)
-def test_typed_fts_syntax_never_raises(
-    fts: tuple[MemoryService, dict[str, int]], query: str
-) -> None:
+def test_typed_fts_syntax_never_raises(fts: tuple[Opened, dict[str, int]], query: str) -> None:
     svc, seqs = fts
     found = _search(svc, query)
     assert set(found) <= set(seqs.values())
-    response = svc.search(query, scopes=SCOPES)  # the whole path a person's query takes
+    response = svc.service.search(query, scopes=SCOPES)  # the whole path a person's query takes
     assert {hit.id for hit in response.results} <= {
-        row.node.id for row in svc.get(_all_ids(svc), scopes=SCOPES).nodes
+        row.node.id for row in svc.service.get(_all_ids(svc), scopes=SCOPES).nodes
     }
 
 
-def _all_ids(svc: MemoryService) -> list[str]:
-    with svc._vault.read() as conn:
+def _all_ids(svc: Opened) -> list[str]:
+    with svc.vault.read() as conn:
         return [row[0] for row in conn.execute("SELECT id FROM nodes")]
 
 
-def test_operators_are_words_not_syntax(fts: tuple[MemoryService, dict[str, int]]) -> None:
+def test_operators_are_words_not_syntax(fts: tuple[Opened, dict[str, int]]) -> None:
     svc, seqs = fts
     # As FTS5 syntax "tea NOT milk" would exclude the note that has both; as words it finds it.
     assert seqs["Tea with Zoë"] in _search(svc, "tea NOT milk")
@@ -198,7 +194,7 @@ def test_a_repeated_last_word_does_not_move_the_prefix() -> None:
     assert '"tea"*' not in (match_expression("milk tea milk") or "")
 
 
-def test_the_last_word_matches_as_a_prefix(fts: tuple[MemoryService, dict[str, int]]) -> None:
+def test_the_last_word_matches_as_a_prefix(fts: tuple[Opened, dict[str, int]]) -> None:
     svc, seqs = fts
     assert _search(svc, "hosp") == [seqs["Ann Example"]]
     assert _search(svc, "hosp nothing") == []
@@ -209,14 +205,14 @@ def test_the_last_word_matches_as_a_prefix(fts: tuple[MemoryService, dict[str, i
 
 @pytest.mark.parametrize("query", ["cafe", "café", "CAFE", "Café", "CAFÉ", "cafe\u0301"])
 def test_matching_ignores_diacritics_and_case(
-    fts: tuple[MemoryService, dict[str, int]], query: str
+    fts: tuple[Opened, dict[str, int]], query: str
 ) -> None:
     svc, seqs = fts
     assert _search(svc, query) == [seqs["Le café de Flore"]]
 
 
 def test_diacritics_in_the_query_match_plain_text(
-    fts: tuple[MemoryService, dict[str, int]],
+    fts: tuple[Opened, dict[str, int]],
 ) -> None:
     svc, seqs = fts
     assert _search(svc, "resume") == [seqs["Résumé"]]
@@ -228,7 +224,7 @@ def test_diacritics_in_the_query_match_plain_text(
 # -- snippets -------------------------------------------------------------------------------------
 
 
-def test_snippets_mark_the_matched_word(fts: tuple[MemoryService, dict[str, int]]) -> None:
+def test_snippets_mark_the_matched_word(fts: tuple[Opened, dict[str, int]]) -> None:
     svc, seqs = fts
     seq = seqs["Le café de Flore"]
     snippet = _snippets(svc, "cafe", [seq])[seq]
@@ -241,7 +237,7 @@ def test_snippets_mark_the_matched_word(fts: tuple[MemoryService, dict[str, int]
 
 
 def test_snippets_mark_every_matched_word_and_only_those(
-    fts: tuple[MemoryService, dict[str, int]],
+    fts: tuple[Opened, dict[str, int]],
 ) -> None:
     svc, seqs = fts
     seq = seqs["Tea with Zoë"]
@@ -252,7 +248,7 @@ def test_snippets_mark_every_matched_word_and_only_those(
 
 
 def test_snippets_only_for_asked_and_matching_rows(
-    fts: tuple[MemoryService, dict[str, int]],
+    fts: tuple[Opened, dict[str, int]],
 ) -> None:
     svc, seqs = fts
     asked = [seqs["Le café de Flore"], seqs["Ann Example"]]
@@ -261,10 +257,10 @@ def test_snippets_only_for_asked_and_matching_rows(
 
 
 def test_a_long_text_gets_a_short_snippet_around_the_match(vault_path: Path) -> None:
-    with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
+    with create_service(vault_path, None) as svc:
         filler = " ".join(f"word{i}" for i in range(400))
-        node_id = svc.write("Note", "Long", f"{filler} needle {filler}").node.id
-        with svc._vault.read() as conn:
+        node_id = svc.service.write("Note", "Long", f"{filler} needle {filler}").node.id
+        with svc.vault.read() as conn:
             seq = conn.execute("SELECT seq FROM nodes WHERE id = ?", (node_id,)).fetchone()[0]
         snippet = _snippets(svc, "needle", [seq])[seq]
         assert f"{HIGHLIGHT_START}needle{HIGHLIGHT_END}" in snippet
@@ -276,14 +272,14 @@ def test_a_long_text_gets_a_short_snippet_around_the_match(vault_path: Path) -> 
 
 
 def test_scope_and_status_filters_apply(vault_path: Path) -> None:
-    with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
-        svc.add_scope("work")
-        mine = svc.write("Note", "Lighthouse visit").node.id
-        theirs = svc.write("Note", "Lighthouse budget", scope="work").node.id
-        svc.archive(mine, scopes=["personal"])
+    with create_service(vault_path, None) as svc:
+        svc.service.add_scope("work")
+        mine = svc.service.write("Note", "Lighthouse visit").node.id
+        theirs = svc.service.write("Note", "Lighthouse budget", scope="work").node.id
+        svc.service.archive(mine, scopes=["personal"])
         expression = match_expression("lighthouse")
         assert expression is not None
-        with svc._vault.read() as conn:
+        with svc.vault.read() as conn:
             seq_of = dict(
                 conn.execute(
                     "SELECT id, seq FROM nodes WHERE id IN (?, ?)", (mine, theirs)
@@ -302,16 +298,16 @@ def test_scope_and_status_filters_apply(vault_path: Path) -> None:
 
 
 def test_index_replaces_and_deleting_a_node_leaves_the_index(vault_path: Path) -> None:
-    with compose.create_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
-        node_id = svc.write("Note", "Old words").node.id
-        with svc._vault.write() as conn:
+    with create_service(vault_path, None) as svc:
+        node_id = svc.service.write("Note", "Old words").node.id
+        with svc.vault.write() as conn:
             seq = conn.execute("SELECT seq FROM nodes WHERE id = ?", (node_id,)).fetchone()[0]
             fulltext.index(conn, seq, "New words entirely")
             assert fulltext.indexed_text(conn, seq) == "New words entirely"
             assert fulltext.indexed_count(conn) == 1
         assert _search(svc, "old") == []
         assert _search(svc, "entirely") == [seq]
-        with svc._vault.write() as conn:
+        with svc.vault.write() as conn:
             conn.execute("DELETE FROM nodes WHERE id = ?", (node_id,))
             assert fulltext.indexed_text(conn, seq) is None
             assert fulltext.indexed_count(conn) == 0

@@ -15,23 +15,22 @@ from typing import Any
 import pytest
 import sqlcipher3
 
-from cairn.app import compose
 from cairn.app.errors import PackError
 from cairn.app.packs import Pack
 from cairn.app.service import MemoryService
 from cairn.storage import graph_rows
 from cairn.storage.errors import RowRejected
-from tests.conftest import PASSPHRASE
+from tests.conftest import Opened, create_service
 
 PREFIX = "cairn: "
 NOW = "2024-05-01T10:00:00.000000+00:00"
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryService]:
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Opened]:
     path = tmp_path_factory.mktemp("packs") / "packs.cairn"
-    with compose.create_vault(path, PASSPHRASE, with_embedder=False) as svc:
-        yield svc
+    with create_service(path, None) as opened:
+        yield opened
 
 
 class _RollBack(Exception):
@@ -39,12 +38,12 @@ class _RollBack(Exception):
 
 
 @pytest.fixture
-def conn(shared: MemoryService) -> Iterator[Any]:
+def conn(shared: Opened) -> Iterator[Any]:
     """The writer connection inside a transaction that is always rolled back."""
-    with shared._vault.read() as reader:
+    with shared.vault.read() as reader:
         assert graph_rows.node_count(reader) == 0  # the engine's sentinel aside
     try:
-        with shared._vault.write() as writer:
+        with shared.vault.write() as writer:
             yield writer
             raise _RollBack
     except _RollBack:
@@ -351,19 +350,19 @@ def test_retyping_a_node_breaking_its_undirected_edge_is_refused(
 # -- through the service --------------------------------------------------------------------------
 
 
-def test_the_service_reports_a_rejected_row_readably(shared: MemoryService) -> None:
+def test_the_service_reports_a_rejected_row_readably(shared: Opened) -> None:
     with pytest.raises(RowRejected) as caught:
-        shared.write("Note", "Shopping", attrs={"foo": 1})
+        shared.service.write("Note", "Shopping", attrs={"foo": 1})
     assert str(caught.value) == 'a Note has no attribute "foo"'
     assert caught.value.reason == str(caught.value)
-    assert caught.value.path == shared._vault.path
+    assert caught.value.path == shared.vault.path
     assert isinstance(caught.value.__cause__, sqlcipher3.IntegrityError)
 
     with pytest.raises(RowRejected, match=r"^Person\.birthday must be a date \(YYYY-MM-DD\)$"):
-        shared.write("Person", "Ann", attrs={"birthday": "yesterday"})
+        shared.service.write("Person", "Ann", attrs={"birthday": "yesterday"})
     with pytest.raises(RowRejected, match=r"^Person\.tags must be a list of strings$"):
-        shared.write("Person", "Ann", attrs={"tags": ["a", 2]})
-    with shared._vault.read() as reader:
+        shared.service.write("Person", "Ann", attrs={"tags": ["a", 2]})
+    with shared.vault.read() as reader:
         assert graph_rows.node_count(reader) == 0  # the engine's sentinel aside
         assert reader.execute("SELECT count(*) FROM search_index").fetchone()[0] == 0
 

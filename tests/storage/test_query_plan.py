@@ -7,13 +7,14 @@ import pytest
 
 from cairn.app.service import MemoryService
 from cairn.storage import fulltext
+from cairn.storage.vault import Vault
 
 ALL = ["personal"]
 
 
 @pytest.fixture
-def vault_with_common_words(service: MemoryService) -> MemoryService:
-    with service._vault.write():  # one transaction: a savepoint per write, one fsync
+def vault_with_common_words(service: MemoryService, vault: Vault) -> MemoryService:
+    with vault.write():  # one transaction: a savepoint per write, one fsync
         for i in range(40):
             service.write("Note", f"Weekly report {i}", "Ordinary weekly report text.", dedup=False)
         service.write("Note", "Quarterly audit", "The weekly report found an audit issue.")
@@ -21,28 +22,29 @@ def vault_with_common_words(service: MemoryService) -> MemoryService:
 
 
 def test_rare_words_are_kept_common_ones_dropped(
-    vault_with_common_words: MemoryService, monkeypatch: pytest.MonkeyPatch
+    vault_with_common_words: MemoryService, vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "POSTINGS_BUDGET", 10)
-    with vault_with_common_words._vault.read() as conn:
+    with vault.read() as conn:
         planned = fulltext.plan(conn, "weekly audit ")
     assert planned == fulltext.TextQuery('"audit"', ranked=True)
 
 
-def test_stopwords_are_left_out_unless_there_is_nothing_else(service: MemoryService) -> None:
+def test_stopwords_are_left_out_unless_there_is_nothing_else(
+    service: MemoryService, vault: Vault
+) -> None:
     service.write("Note", "To be or not to be", "The question.")
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert fulltext.plan(conn, "the question ") == fulltext.TextQuery('"question"', True)
         only_stopwords = fulltext.plan(conn, "to be or not ")
     assert only_stopwords is not None and '"be"' in only_stopwords.expression
 
 
 def test_a_word_too_common_to_rank_lists_the_newest_matches(
-    vault_with_common_words: MemoryService, monkeypatch: pytest.MonkeyPatch
+    vault_with_common_words: MemoryService, vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "POSTINGS_BUDGET", 10)
-    svc = vault_with_common_words
-    with svc._vault.read() as conn:
+    with vault.read() as conn:
         planned = fulltext.plan(conn, "report ")
         assert planned == fulltext.TextQuery('"report"', ranked=False)
         seqs = fulltext.search(conn, planned, ALL, ("active",), 5)
@@ -50,20 +52,20 @@ def test_a_word_too_common_to_rank_lists_the_newest_matches(
     assert seqs == list(range(newest, newest - 5, -1))
 
 
-def test_the_last_word_is_a_prefix_while_typing(service: MemoryService) -> None:
+def test_the_last_word_is_a_prefix_while_typing(service: MemoryService, vault: Vault) -> None:
     service.write("Note", "Strawberry jam", "Boil with sugar.")
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert fulltext.plan(conn, "straw") == fulltext.TextQuery('"straw"*', True)
         assert fulltext.plan(conn, "straw ") == fulltext.TextQuery('"straw"', True)
     assert [h.title for h in service.search("strawb", scopes=ALL).results][:1] == ["Strawberry jam"]
 
 
-def test_counts_are_remembered_until_the_vault_grows(service: MemoryService) -> None:
+def test_counts_are_remembered_until_the_vault_grows(service: MemoryService, vault: Vault) -> None:
     counts = fulltext.DocumentCounts()
     service.write("Note", "Lantern", "A lantern by the door.")
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert counts.get(conn, "lantern", False, vault_size=10) == 1
     service.write("Note", "Second lantern", "Another lantern.")
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert counts.get(conn, "lantern", False, vault_size=10) == 1  # remembered
         assert counts.get(conn, "lantern", False, vault_size=12) == 2  # grew by a tenth

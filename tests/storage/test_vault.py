@@ -606,7 +606,7 @@ def test_integrity_problems_is_empty_after_writes(service: MemoryService) -> Non
     service.link(first.node.id, second.node.id, "works_at", scopes=["personal"])
     service.archive(second.node.id, scopes=["personal"])
     service.inbox_capture("call Ann")
-    assert service._vault.integrity_problems() == []
+    assert service.verify().integrity_problems == []
     assert service.verify().ok
 
 

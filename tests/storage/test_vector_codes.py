@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage import vector_codes, vectors
+from cairn.storage.vault import Vault
 from cairn.storage.vector_codes import dequantize, quantize
-from tests.conftest import PASSPHRASE
+from tests.conftest import open_service
 
 SENTENCES = [
     "The boiler in the cellar was serviced in March and needs a new valve next winter.",
@@ -67,12 +67,12 @@ def test_codes_keep_the_models_cosines_and_rankings(embedder: MiniLMEmbedder) ->
         assert list(np.argsort(-exact[row])[:5]) == list(np.argsort(-coded[row])[:5])
 
 
-def _as_float32_vault(service: MemoryService, space: str) -> None:
+def _as_float32_vault(service: MemoryService, vault: Vault, space: str) -> None:
     """The sentences written, then the vault's rows turned back into what a vault made before
     compact vectors holds."""
     for i, sentence in enumerate(SENTENCES):
         service.write("Note", f"Note {i}", sentence)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         rows = conn.execute("SELECT rowid, vector FROM vectors").fetchall()
         for rowid, blob in rows:
             wide = np.ascontiguousarray(vector_codes.decode(blob, 384), dtype="<f4").tobytes()
@@ -82,12 +82,13 @@ def _as_float32_vault(service: MemoryService, space: str) -> None:
 
 def test_a_float32_vault_is_converted_once_and_finds_the_same(
     service: MemoryService,
+    vault: Vault,
     embedder: MiniLMEmbedder,
     vault_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     space = embedder.identity
-    _as_float32_vault(service, space)
+    _as_float32_vault(service, vault, space)
     before = [
         hit.id
         for hit in service.search("radio waves in the upper air", scopes=["personal"]).results
@@ -95,8 +96,8 @@ def test_a_float32_vault_is_converted_once_and_finds_the_same(
     service.close()
 
     monkeypatch.setattr(vectors, "COMPACT_BATCH", 5)  # several batches, each committed
-    with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as reopened:
-        with reopened._vault.read() as conn:
+    with open_service(vault_path, embedder) as (reopened, reopened_vault):
+        with reopened_vault.read() as conn:
             lengths = [row[0] for row in conn.execute("SELECT length(vector) FROM vectors")]
             encoding = vectors.space_encoding(conn, space)
         after = [
@@ -110,26 +111,27 @@ def test_a_float32_vault_is_converted_once_and_finds_the_same(
 
 def test_an_interrupted_conversion_resumes(
     service: MemoryService,
+    vault: Vault,
     embedder: MiniLMEmbedder,
     vault_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     space = embedder.identity
-    _as_float32_vault(service, space)
+    _as_float32_vault(service, vault, space)
     monkeypatch.setattr(vectors, "COMPACT_BATCH", 5)
-    with service._vault.write() as conn:  # one batch of five converted, then the program stopped
+    with vault.write() as conn:  # one batch of five converted, then the program stopped
         last = vectors.last_vector_rowid(conn)
         vectors.compact_rows(conn, space, 384, 0, last)
     monkeypatch.undo()
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         lengths = sorted(row[0] for row in conn.execute("SELECT length(vector) FROM vectors"))
         assert vectors.space_encoding(conn, space) == "float32"
     assert lengths.count(388) == 5 and lengths.count(1536) == len(lengths) - 5
     service.close()
 
-    with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as reopened:
+    with open_service(vault_path, embedder) as (reopened, reopened_vault):
         assert reopened.vector_search_ready
-        with reopened._vault.read() as conn:
+        with reopened_vault.read() as conn:
             lengths = [row[0] for row in conn.execute("SELECT length(vector) FROM vectors")]
             count = conn.execute("SELECT count(*) FROM nodes WHERE scope = 'personal'").fetchone()
         assert set(lengths) == {388}

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage import vector_index, vectors
+from cairn.storage.vault import Vault
 from cairn.storage.vector_codes import dequantize, quantize
 from cairn.storage.vector_index import STATUS_CODES, VectorIndex
 
@@ -253,7 +254,7 @@ def test_a_cut_through_a_tie_keeps_the_newest_seqs() -> None:
 
 
 def test_load_round_trips_the_stored_vectors(
-    service: MemoryService, embedder: MiniLMEmbedder
+    service: MemoryService, vault: Vault, embedder: MiniLMEmbedder
 ) -> None:
     service.add_scope("work")
     ids = [
@@ -265,7 +266,7 @@ def test_load_round_trips_the_stored_vectors(
     service.archive(ids[3], scopes=["personal"])
     space, dim = embedder.identity, embedder.dim
 
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         seq_of = {
             row[0]: row[1]
             for row in conn.execute(
@@ -273,7 +274,7 @@ def test_load_round_trips_the_stored_vectors(
             )
         }
         stored = {seq: vectors.vector_of(conn, space, seq) for seq in seq_of.values()}
-        reader = service._vault.new_read_only_connection
+        reader = vault.new_read_only_connection
         index = VectorIndex.load(reader, space, dim)
         assert (
             VectorIndex.load(reader, "another-space", dim).search(
@@ -304,17 +305,19 @@ def test_load_round_trips_the_stored_vectors(
     assert active == {seq_of[ids[0]], seq_of[ids[1]]}
 
 
-def test_catch_up_reads_only_what_this_index_has_not_seen(service, embedder, vault_path) -> None:
+def test_catch_up_reads_only_what_this_index_has_not_seen(
+    vault: Vault, service, embedder, vault_path
+) -> None:
     from cairn.app import compose
     from tests.conftest import PASSPHRASE
 
     service.write("Note", "Own write", "added through after_commit")
     index = service._space.index
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert index.catch_up(conn) == 0  # own writes are known already
     with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as other:
         other.write("Note", "Another program's write", "the index never saw it")
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert index.catch_up(conn) == 1
         assert index.catch_up(conn) == 0
 

@@ -14,6 +14,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from cairn.ui.shell import ui_thread_gc
 from cairn.ui.shell.session import Session
 from tests.conftest import PASSPHRASE
@@ -27,12 +28,21 @@ def _collect_on_the_ui_thread(qapp: object) -> None:
 
 
 @pytest.fixture
-def open_session(qtbot: object, tmp_path: Path, embedder: MiniLMEmbedder) -> Iterator[Session]:
+def session_vault(tmp_path: Path) -> Iterator[Vault]:
+    """The storage vault under ``open_session``'s service, for a test that changes rows
+    beneath the window or closes the file from under it."""
+    made = compose.new_vault(tmp_path / "vault.cairn", PASSPHRASE)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def open_session(
+    qtbot: object, tmp_path: Path, embedder: MiniLMEmbedder, session_vault: Vault
+) -> Iterator[Session]:
     """A session on a new vault in tmp_path, unlocked (the real vault and embedder)."""
     session = Session()
-    service: MemoryService = compose.create_vault(
-        tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder
-    )
+    service: MemoryService = compose.service_for(session_vault, embedder)
     session.service, session.path = service, tmp_path / "vault.cairn"
     yield session
     session.lock()

@@ -13,22 +13,23 @@ import pytest
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import receipts
 from cairn.storage import records
+from cairn.storage.vault import Vault
 from tests.app.cli_runner import Cli
 
 ALL = ["personal"]
 
 
-def _rows(service: MemoryService) -> list[dict]:
-    with service._vault.read() as conn:
+def _rows(vault: Vault) -> list[dict]:
+    with vault.read() as conn:
         return records.receipts(conn)
 
 
-def _rehash_last(service: MemoryService, counts: str) -> None:
+def _rehash_last(vault: Vault, counts: str) -> None:
     """Rewrite the newest receipt's counts and recompute its hash, as someone with the key
     could: the walk stays clean, only an exported head can tell."""
-    last = _rows(service)[-1]
+    last = _rows(vault)[-1]
     forged = receipts.receipt_hash(last["prev_hash"], last["at"], last["kind"], counts)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute(
             "UPDATE receipts SET counts = ?, hash = ? WHERE seq = ?", (counts, forged, last["seq"])
         )
@@ -53,9 +54,11 @@ def _verify(cli: Cli, head: str, count: int, expect: int) -> str:
 # -- export and verify ------------------------------------------------------------------------
 
 
-def test_export_gives_the_head_and_count_of_the_chain(service: MemoryService, cli: Cli) -> None:
+def test_export_gives_the_head_and_count_of_the_chain(
+    service: MemoryService, vault: Vault, cli: Cli
+) -> None:
     _notes(service, 3)
-    rows = _rows(service)
+    rows = _rows(vault)
     head, count = _export(cli)
     assert (head, count) == (rows[-1]["hash"], len(rows))
     out, _ = cli("receipts", "export")
@@ -80,11 +83,13 @@ def test_an_exported_head_still_verifies_after_more_writes(
     assert report["exported"] == {"head": head, "count": count}
 
 
-def test_the_full_export_is_the_chain_itself(service: MemoryService, cli: Cli) -> None:
+def test_the_full_export_is_the_chain_itself(
+    service: MemoryService, vault: Vault, cli: Cli
+) -> None:
     _notes(service, 2)
     out, err = cli("receipts", "export", "--full")
     lines = [json.loads(line) for line in out.splitlines()]
-    rows = _rows(service)
+    rows = _rows(vault)
     assert len(lines) == len(rows)
     assert all(set(line) == {"at", "kind", "counts", "prev_hash", "hash"} for line in lines)
     assert f"head {rows[-1]['hash']}, count {len(rows)}" in err
@@ -140,9 +145,9 @@ def test_the_exported_payload_holds_no_text_titles_ids_or_names(
 # -- tampering --------------------------------------------------------------------------------
 
 
-def test_changed_counts_are_found(service: MemoryService, cli: Cli) -> None:
+def test_changed_counts_are_found(service: MemoryService, vault: Vault, cli: Cli) -> None:
     _notes(service, 3)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("UPDATE receipts SET counts = '{\"nodes\":7}' WHERE seq = 3")
     out, _ = cli("receipts", "verify", expect=1)
     assert out.strip() == "The receipt chain is not intact: receipt 3 was altered."
@@ -150,9 +155,9 @@ def test_changed_counts_are_found(service: MemoryService, cli: Cli) -> None:
     assert "receipt 3 was altered" in err and "nothing was exported" in err
 
 
-def test_a_deleted_middle_receipt_is_found(service: MemoryService, cli: Cli) -> None:
+def test_a_deleted_middle_receipt_is_found(service: MemoryService, vault: Vault, cli: Cli) -> None:
     _notes(service, 3)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq = 2")
     out, _ = cli("receipts", "verify", "--json", expect=1)
     report = json.loads(out)
@@ -160,12 +165,12 @@ def test_a_deleted_middle_receipt_is_found(service: MemoryService, cli: Cli) -> 
     assert report["problem"] == "receipt 2 does not follow its predecessor"
 
 
-def test_swapped_head_receipts_are_found(service: MemoryService, cli: Cli) -> None:
+def test_swapped_head_receipts_are_found(service: MemoryService, vault: Vault, cli: Cli) -> None:
     service.write("Note", "first")
     service.inbox_capture("second")
-    rows = _rows(service)
+    rows = _rows(vault)
     last, before = rows[-1], rows[-2]
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         for row, other in ((last, before), (before, last)):
             conn.execute(
                 "UPDATE receipts SET at = ?, kind = ?, counts = ? WHERE seq = ?",
@@ -176,12 +181,12 @@ def test_swapped_head_receipts_are_found(service: MemoryService, cli: Cli) -> No
 
 
 def test_a_head_replaced_with_fresh_hashes_fails_against_the_export(
-    service: MemoryService, cli: Cli
+    service: MemoryService, vault: Vault, cli: Cli
 ) -> None:
     """A rewrite that recomputes the hash walks clean: only the exported head shows it."""
     _notes(service, 2)
     head, count = _export(cli)
-    _rehash_last(service, '{"nodes":0}')
+    _rehash_last(vault, '{"nodes":0}')
     out, _ = cli("receipts", "verify")
     assert "intact" in out
     out = _verify(cli, head, count, expect=1)
@@ -192,10 +197,12 @@ def test_a_head_replaced_with_fresh_hashes_fails_against_the_export(
     )
 
 
-def test_a_truncated_tail_fails_against_the_export(service: MemoryService, cli: Cli) -> None:
+def test_a_truncated_tail_fails_against_the_export(
+    service: MemoryService, vault: Vault, cli: Cli
+) -> None:
     _notes(service, 4)
     head, count = _export(cli)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq > ?", (count - 2,))
     out, _ = cli("receipts", "verify")
     assert "intact" in out  # a shorter chain on its own is still a chain
@@ -207,11 +214,11 @@ def test_a_truncated_tail_fails_against_the_export(service: MemoryService, cli: 
 
 
 def test_a_truncated_tail_with_new_receipts_appended_fails_against_the_export(
-    service: MemoryService, cli: Cli
+    service: MemoryService, vault: Vault, cli: Cli
 ) -> None:
     _notes(service, 4)
     head, count = _export(cli)
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq > ?", (count - 2,))
     _notes(service, 5, start=4)  # real writes chain onto the cut, so the walk is clean
     out, _ = cli("receipts", "verify", "--json")
@@ -219,18 +226,18 @@ def test_a_truncated_tail_with_new_receipts_appended_fails_against_the_export(
     out = _verify(cli, head, count, expect=1)
     assert f"no longer contains the head you exported (receipt {count} has another hash" in out
     # The export taken before the last good receipt still holds: that part was not touched.
-    earlier = _rows(service)[count - 3]["hash"]
+    earlier = _rows(vault)[count - 3]["hash"]
     _verify(cli, earlier, count - 2, expect=0)
 
 
 def test_a_rehashed_receipt_carrying_text_is_never_exported(
-    service: MemoryService, cli: Cli
+    service: MemoryService, vault: Vault, cli: Cli
 ) -> None:
     _notes(service, 1)
-    _rehash_last(service, '{"Ottoline Brackwater":1}')
+    _rehash_last(vault, '{"Ottoline Brackwater":1}')
     out, err = cli("receipts", "export", "--full", expect=1)
     assert "Ottoline" not in out + err
-    assert f"receipt {len(_rows(service))} holds more than counters" in err
+    assert f"receipt {len(_rows(vault))} holds more than counters" in err
 
 
 # -- asking wrongly ---------------------------------------------------------------------------
@@ -252,9 +259,9 @@ def test_a_malformed_export_is_refused_with_what_to_give(
     assert message in err
 
 
-def test_an_empty_chain_is_position_zero(service: MemoryService, cli: Cli) -> None:
+def test_an_empty_chain_is_position_zero(service: MemoryService, vault: Vault, cli: Cli) -> None:
     report = receipts.verify_against([], receipts.GENESIS, 0)
     assert report.ok and report.count == 0
-    rows = _rows(service)
+    rows = _rows(vault)
     assert receipts.verify_against(rows, receipts.GENESIS, 0).ok
     assert not receipts.verify_against(rows, "ab" * 32, 0).ok

@@ -6,22 +6,25 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app.cli_runner import Cli
 
 ALL = ["personal"]
 
 
-def _month_old_note(service: MemoryService) -> str:
+def _month_old_note(service: MemoryService, vault: Vault) -> str:
     node = service.write("Note", "Parked on level 3 today").node
     assert node is not None
     then = (datetime.now(UTC) - timedelta(days=30)).isoformat(timespec="microseconds")
-    with service._vault.write() as conn:  # as if it had been written a month ago
+    with vault.write() as conn:  # as if it had been written a month ago
         conn.execute("UPDATE nodes SET recorded_at = ? WHERE id = ?", (then, node.id))
     return node.id
 
 
-def test_run_proposes_then_the_person_archives(service: MemoryService, cli: Cli) -> None:
-    note = _month_old_note(service)
+def test_run_proposes_then_the_person_archives(
+    service: MemoryService, vault: Vault, cli: Cli
+) -> None:
+    note = _month_old_note(service, vault)
     out, _ = cli("retention", "run", "--dry-run")
     assert "would propose archiving 1 memories" in out and note in out
     assert service.retention_log(scopes=ALL, node_id=note)[0]["action"] == "labelled"
@@ -37,15 +40,15 @@ def test_run_proposes_then_the_person_archives(service: MemoryService, cli: Cli)
     assert "Nothing has faded" in cli("retention", "run")[0]
 
 
-def test_auto_mode_from_the_settings_verb(service: MemoryService, cli: Cli) -> None:
-    note = _month_old_note(service)
+def test_auto_mode_from_the_settings_verb(service: MemoryService, vault: Vault, cli: Cli) -> None:
+    note = _month_old_note(service, vault)
     cli("settings", "retention_mode", "auto")
     report = json.loads(cli("retention", "run", "--json")[0])
     assert report["archived"] == [note] and report["mode"] == "auto"
 
 
-def test_keep_and_unknown_ids(service: MemoryService, cli: Cli) -> None:
-    note = _month_old_note(service)
+def test_keep_and_unknown_ids(service: MemoryService, vault: Vault, cli: Cli) -> None:
+    note = _month_old_note(service, vault)
     assert cli("retention", "keep", note)[0].strip().endswith("kept")
     assert "No proposals" in cli("retention", "proposals")[0]
     _, err = cli("retention", "keep", "01NOSUCHMEMORY0000000000000", expect=1)

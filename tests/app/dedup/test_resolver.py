@@ -20,6 +20,7 @@ from cairn.app.dedup.resolver import (
 )
 from cairn.app.service import MemoryService
 from cairn.storage import graph_rows
+from cairn.storage.vault import Vault
 
 ALL = ["personal"]
 
@@ -28,13 +29,13 @@ def _sim(a: str, b: str) -> float:
     return similarity(trigrams(normalize(a)), trigrams(normalize(b)))
 
 
-def _lookup(service: MemoryService, *names: str, scopes: list[str] = ALL, fuzzy: bool = True):
-    with service._vault.read() as conn:
+def _lookup(vault: Vault, *names: str, scopes: list[str] = ALL, fuzzy: bool = True):
+    with vault.read() as conn:
         return lookup(conn, list(names), scopes, fuzzy=fuzzy)
 
 
-def _node_count(service: MemoryService) -> int:
-    with service._vault.read() as conn:
+def _node_count(vault: Vault) -> int:
+    with vault.read() as conn:
         return graph_rows.node_count(conn)
 
 
@@ -168,10 +169,12 @@ def test_index_entries_hold_title_aliases_and_initials() -> None:
 # -- lookup on a vault ------------------------------------------------------------------------
 
 
-def test_lookup_finds_the_same_name_under_any_spelling(service: MemoryService) -> None:
+def test_lookup_finds_the_same_name_under_any_spelling(
+    service: MemoryService, vault: Vault
+) -> None:
     soren = service.write("Person", "Søren Kierkegaard").node
     for spelling in ("soren kierkegaard", "SØREN KIERKEGAARD", "Soren-Kierkegaard"):
-        found = _lookup(service, spelling)
+        found = _lookup(vault, spelling)
         assert [m.id for m in found] == [soren.id], spelling
         assert found[0].reason == "same name"
         assert found[0].score == 1.0
@@ -179,88 +182,94 @@ def test_lookup_finds_the_same_name_under_any_spelling(service: MemoryService) -
         assert found[0].status == "active"
 
 
-def test_lookup_finds_an_alias(service: MemoryService) -> None:
+def test_lookup_finds_an_alias(service: MemoryService, vault: Vault) -> None:
     peggy = service.write("Person", "Margaret Hughes", attrs={"aliases": ["Peggy", "Meg H."]})
-    found = _lookup(service, "peggy")
+    found = _lookup(vault, "peggy")
     assert [(m.id, m.reason, m.exact) for m in found] == [(peggy.node.id, "alias", True)]
-    assert _lookup(service, "Meg-H")[0].reason == "alias"
+    assert _lookup(vault, "Meg-H")[0].reason == "alias"
 
 
-def test_lookup_finds_an_acronym_both_ways(service: MemoryService) -> None:
+def test_lookup_finds_an_acronym_both_ways(service: MemoryService, vault: Vault) -> None:
     who = service.write("Organization", "World Health Organization").node
-    found = _lookup(service, "WHO")
+    found = _lookup(vault, "WHO")
     assert [(m.id, m.reason) for m in found] == [(who.id, "acronym")]
     assert not found[0].exact
     assert found[0].score == 0.9
 
     acronym = service.write("Organization", "UNHCR").node
-    found = _lookup(service, "United Nations High Commissioner for Refugees")
+    found = _lookup(vault, "United Nations High Commissioner for Refugees")
     assert [(m.id, m.reason) for m in found] == [(acronym.id, "acronym")]
 
 
-def test_lookup_does_not_take_shared_initials_for_an_acronym(service: MemoryService) -> None:
+def test_lookup_does_not_take_shared_initials_for_an_acronym(
+    service: MemoryService, vault: Vault
+) -> None:
     # Regression: "Wildlife Habitat Office" and "World Health Organization" are both "who";
     # neither is the other's acronym.
     service.write("Organization", "World Health Organization")
-    assert _lookup(service, "Wildlife Habitat Office") == []
+    assert _lookup(vault, "Wildlife Habitat Office") == []
     short = service.write("Organization", "WHO").node
-    assert [(m.id, m.reason) for m in _lookup(service, "Wildlife Habitat Office")] == [
+    assert [(m.id, m.reason) for m in _lookup(vault, "Wildlife Habitat Office")] == [
         (short.id, "acronym")
     ]
 
 
-def test_lookup_finds_a_similar_spelling(service: MemoryService) -> None:
+def test_lookup_finds_a_similar_spelling(service: MemoryService, vault: Vault) -> None:
     john = service.write("Person", "John Smith").node
-    found = _lookup(service, "Jon Smith")
+    found = _lookup(vault, "Jon Smith")
     assert [(m.id, m.reason) for m in found] == [(john.id, "similar spelling")]
     assert found[0].score == pytest.approx(8 / 13, abs=1e-4)
     assert not found[0].exact
-    assert _lookup(service, "Jon Smith", fuzzy=False) == []
-    assert _lookup(service, "Maria Garcia") == []
+    assert _lookup(vault, "Jon Smith", fuzzy=False) == []
+    assert _lookup(vault, "Maria Garcia") == []
 
 
-def test_lookup_lists_exact_matches_before_spellings(service: MemoryService) -> None:
+def test_lookup_lists_exact_matches_before_spellings(service: MemoryService, vault: Vault) -> None:
     jon = service.write("Person", "Jon Smith").node
     john = service.write("Person", "John Smith").node
-    found = _lookup(service, "John Smith")
+    found = _lookup(vault, "John Smith")
     assert [(m.id, m.reason) for m in found] == [
         (john.id, "same name"),
         (jon.id, "similar spelling"),
     ]
 
 
-def test_lookup_sees_entities_only(service: MemoryService) -> None:
+def test_lookup_sees_entities_only(service: MemoryService, vault: Vault) -> None:
     service.write("Note", "John Smith", "A note titled like a person.")
-    assert _lookup(service, "John Smith") == []
+    assert _lookup(vault, "John Smith") == []
     service.write("Person", "John Smith")
-    assert _lookup(service) == []
-    assert _lookup(service, "...", "  ") == []
+    assert _lookup(vault) == []
+    assert _lookup(vault, "...", "  ") == []
 
 
-def test_lookup_never_finds_an_entity_in_another_scope(service: MemoryService) -> None:
+def test_lookup_never_finds_an_entity_in_another_scope(
+    service: MemoryService, vault: Vault
+) -> None:
     service.add_scope("work")
     service.write("Person", "John Smith", attrs={"aliases": ["Johnny"]}, scope="work")
     service.write("Organization", "World Health Organization", scope="work")
     for name in ("John Smith", "Johnny", "Jon Smith", "WHO"):
-        assert _lookup(service, name) == [], name
-        assert _lookup(service, name, scopes=["work"]) != [], name
+        assert _lookup(vault, name) == [], name
+        assert _lookup(vault, name, scopes=["work"]) != [], name
 
 
-def test_lookup_is_not_crowded_out_by_another_scope(service: MemoryService) -> None:
+def test_lookup_is_not_crowded_out_by_another_scope(service: MemoryService, vault: Vault) -> None:
     # Regression: candidates were ranked and capped before the scope filter, so many close
     # names in a scope the reader cannot see hid a near spelling in its own scope.
     service.add_scope("work")
     jon = service.write("Person", "Jon Smith").node
     for i in range(45):
         service.write("Person", f"John Smith {i:02d}", scope="work", dedup=False)
-    found = _lookup(service, "John Smith")
+    found = _lookup(vault, "John Smith")
     assert [(m.id, m.reason) for m in found] == [(jon.id, "similar spelling")]
 
 
 # -- the write policy for entities ------------------------------------------------------------
 
 
-def test_same_name_and_type_is_absorbed_and_nothing_is_lost(service: MemoryService) -> None:
+def test_same_name_and_type_is_absorbed_and_nothing_is_lost(
+    service: MemoryService, vault: Vault
+) -> None:
     first = service.write(
         "Person",
         "John Smith",
@@ -282,7 +291,7 @@ def test_same_name_and_type_is_absorbed_and_nothing_is_lost(service: MemoryServi
     assert again.node.attrs["email"] == "js@example.org"
     assert again.node.attrs["occupation"] == "nurse"
     assert again.node.attrs["aliases"] == ["Johnny", "J.S."]
-    assert _node_count(service) == 1
+    assert _node_count(vault) == 1
     # ... the differing value and the body are kept as an addendum, and found by search.
     detail = service.get([first.node.id], scopes=ALL).nodes[0]
     assert len(detail.addenda) == 1
@@ -290,29 +299,29 @@ def test_same_name_and_type_is_absorbed_and_nothing_is_lost(service: MemoryServi
     assert "marathon" in detail.addenda[0].text
     assert first.node.id in [hit.id for hit in service.search("teacher", scopes=ALL).results]
     # The new alias is indexed: it resolves to the same person.
-    assert [m.id for m in _lookup(service, "JS")] == [first.node.id]
+    assert [m.id for m in _lookup(vault, "JS")] == [first.node.id]
 
 
-def test_an_alias_write_is_absorbed_into_its_entity(service: MemoryService) -> None:
+def test_an_alias_write_is_absorbed_into_its_entity(service: MemoryService, vault: Vault) -> None:
     greta = service.write("Person", "Greta Lind", attrs={"aliases": ["Gee"]}).node
     again = service.write("Person", "Gee")
     assert again.outcome == "absorbed"
     assert again.node.id == greta.id
     assert again.matched.reason == "alias"
-    assert _node_count(service) == 1
+    assert _node_count(vault) == 1
 
 
-def test_absorbing_the_same_entity_twice_adds_nothing(service: MemoryService) -> None:
+def test_absorbing_the_same_entity_twice_adds_nothing(service: MemoryService, vault: Vault) -> None:
     first = service.write("Person", "Ana Ruiz", "A chemist.", attrs={"occupation": "chemist"})
     again = service.write("Person", "Ana Ruiz", "A chemist.", attrs={"occupation": "chemist"})
     assert again.outcome == "absorbed"
     assert again.node.id == first.node.id
     assert service.get([first.node.id], scopes=ALL).nodes[0].addenda == []
     assert again.orphan_warning is False
-    assert _node_count(service) == 1
+    assert _node_count(vault) == 1
 
 
-def test_similar_spelling_is_inserted_with_a_warning(service: MemoryService) -> None:
+def test_similar_spelling_is_inserted_with_a_warning(service: MemoryService, vault: Vault) -> None:
     john = service.write("Person", "John Smith").node
     jon = service.write("Person", "Jon Smith")
     assert jon.outcome == "inserted"
@@ -321,7 +330,7 @@ def test_similar_spelling_is_inserted_with_a_warning(service: MemoryService) -> 
         (john.id, "similar spelling")
     ]
     assert jon.label_conflict == []
-    assert _node_count(service) == 2
+    assert _node_count(vault) == 2
     # Not linked: a warning only, and it is offered as a relation to make.
     assert jon.degree == 0
     assert jon.orphan_warning is True
@@ -359,10 +368,12 @@ def test_same_name_as_an_archived_entity_is_a_revive_candidate(service: MemorySe
     assert [(i.node.id, i.other.id) for i in items] == [(again.node.id, mill.id)]
 
 
-def test_block_mode_stores_nothing_and_says_what_it_meant(service: MemoryService) -> None:
+def test_block_mode_stores_nothing_and_says_what_it_meant(
+    service: MemoryService, vault: Vault
+) -> None:
     john = service.write("Person", "John Smith").node
     service.change_setting("entity_mode", "block")
-    before = _node_count(service)
+    before = _node_count(vault)
     blocked = service.write("Person", "Jon Smith", "Likes chess.")
     assert blocked.outcome == "blocked"
     assert blocked.node is None
@@ -370,7 +381,7 @@ def test_block_mode_stores_nothing_and_says_what_it_meant(service: MemoryService
     assert blocked.embedded is False
     assert john.id in [d.id for d in blocked.did_you_mean]
     assert blocked.did_you_mean[0].reason == "similar spelling"
-    assert _node_count(service) == before
+    assert _node_count(vault) == before
     # Nothing holds the word: the full-text leg finds nothing (the vector leg always ranks).
     assert all(hit.ranks["text"] is None for hit in service.search("chess", scopes=ALL).results)
 
@@ -378,7 +389,7 @@ def test_block_mode_stores_nothing_and_says_what_it_meant(service: MemoryService
     assert forced.outcome == "inserted"
     assert forced.node is not None
     assert john.id in [d.id for d in forced.possible_duplicate_of]
-    assert _node_count(service) == before + 1
+    assert _node_count(vault) == before + 1
 
 
 def test_block_mode_holds_back_a_label_conflict_but_not_a_new_name(

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
 from cairn.app.models import AwaitingReview
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.schema import SCHEMA_VERSION, schema_version
-from tests.conftest import PASSPHRASE
+from cairn.storage.vault import Vault
+from tests.conftest import open_service
 
 ALL = ["personal"]
 # Two wordings of one fact whose cosine (about 0.85) lies between the default bands.
@@ -45,13 +45,13 @@ def _edges(service: MemoryService, node_id: str) -> list[tuple[str, str]]:
     return sorted((e.type, e.other_id) for e in detail.edges)
 
 
-def _decisions(service: MemoryService) -> list[dict]:
-    with service._vault.read() as conn:
+def _decisions(vault: Vault) -> list[dict]:
+    with vault.read() as conn:
         return dedup_rows.decisions(conn)
 
 
-def _node_count(service: MemoryService) -> int:
-    with service._vault.read() as conn:
+def _node_count(vault: Vault) -> int:
+    with vault.read() as conn:
         return graph_rows.node_count(conn)
 
 
@@ -107,13 +107,13 @@ def test_a_memory_awaiting_review_is_linked_and_traversed(service: MemoryService
 
 
 def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
-    service: MemoryService, vault_path: Path, embedder: MiniLMEmbedder
+    service: MemoryService, vault: Vault, vault_path: Path, embedder: MiniLMEmbedder
 ) -> None:
     first, second = _pending_pair(service)
     stray = service.write("Note", "Bike", "The bike lock code is on a card in the drawer.").node
     # As a vault before schema 10 kept them: a possible duplicate out of sight as 'pending'
     # with its review item open, and (nothing may stay hidden) one without an item.
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute(
             "UPDATE nodes SET status = 'pending' WHERE id IN (?, ?)", (second.node.id, stray.id)
         )
@@ -123,8 +123,8 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
     assert second.node.id not in _ids(service, KEY_QUERY)
     service.close()
 
-    with compose.open_vault(vault_path, PASSPHRASE, embedder=embedder) as upgraded:
-        with upgraded._vault.read() as conn:
+    with open_service(vault_path, embedder) as (upgraded, upgraded_vault):
+        with upgraded_vault.read() as conn:
             assert schema_version(conn) == SCHEMA_VERSION
         hits = upgraded.search(KEY_QUERY, scopes=ALL).results
         hit = next(h for h in hits if h.id == second.node.id)
@@ -162,7 +162,7 @@ def test_pending_lists_the_item_with_both_previews(service: MemoryService) -> No
         service.pending(scopes=ALL, kinds=["duplicates"])
 
 
-def test_distinct_keeps_both_joined_by_relates_to(service: MemoryService) -> None:
+def test_distinct_keeps_both_joined_by_relates_to(service: MemoryService, vault: Vault) -> None:
     first, second = _pending_pair(service)
     result = service.resolve_duplicate(second.verdict, "distinct", scopes=ALL)
     assert result.outcome == "distinct"
@@ -176,7 +176,7 @@ def test_distinct_keeps_both_joined_by_relates_to(service: MemoryService) -> Non
     assert {first.node.id, second.node.id} <= {hit.id for hit in hits}
     assert not any(hit.awaiting_review for hit in hits)  # settled: the mark is gone
     assert service.get([second.node.id], scopes=ALL).nodes[0].awaiting_review is None
-    log = _decisions(service)[0]
+    log = _decisions(vault)[0]
     assert (log["node_id"], log["outcome"]) == (second.node.id, "resolved: distinct")
     with pytest.raises(InvalidRequest, match="already settled"):
         service.resolve_duplicate(second.verdict, "merge", scopes=ALL)
@@ -184,6 +184,7 @@ def test_distinct_keeps_both_joined_by_relates_to(service: MemoryService) -> Non
 
 def test_merge_folds_the_memory_awaiting_review_into_the_kept_one(
     service: MemoryService,
+    vault: Vault,
 ) -> None:
     first, second = _pending_pair(service)
     ana = service.write("Person", "Ana Ruiz", "Our landlady.").node
@@ -195,13 +196,13 @@ def test_merge_folds_the_memory_awaiting_review_into_the_kept_one(
     }
     assert uses[second.node.id] >= 1
     assert second.node.id in _ids(service, "beneath")
-    before = _node_count(service)
+    before = _node_count(vault)
 
     result = service.resolve_duplicate(second.verdict, "merge", scopes=ALL)
     assert result.outcome == "merged"
     assert result.node.id == first.node.id
     assert result.node.status == "active"
-    assert _node_count(service) == before - 1
+    assert _node_count(vault) == before - 1
     # The old id still leads somewhere: to the kept memory.
     got = service.get([second.node.id], scopes=ALL)
     assert got.missing == []
@@ -322,7 +323,7 @@ def test_merging_into_an_archived_entity_revives_it(service: MemoryService) -> N
 # -- absorbed, merge-linked, contradictions ---------------------------------------------------
 
 
-def test_the_same_note_twice_is_absorbed(service: MemoryService) -> None:
+def test_the_same_note_twice_is_absorbed(service: MemoryService, vault: Vault) -> None:
     first = service.write("Note", *RENT)
     again = service.write("Note", *RENT)
     assert again.outcome == "absorbed"
@@ -333,7 +334,7 @@ def test_the_same_note_twice_is_absorbed(service: MemoryService) -> None:
     assert again.matched.score >= service.settings()["dedup_high"]
     assert again.verdict is None
     assert again.flags == ()
-    assert _node_count(service) == 1
+    assert _node_count(vault) == 1
     # Word for word: nothing to keep beside it.
     assert service.get([first.node.id], scopes=ALL).nodes[0].addenda == []
     assert again.resonance == []  # never itself, nor what it matched
@@ -341,20 +342,21 @@ def test_the_same_note_twice_is_absorbed(service: MemoryService) -> None:
 
 def test_a_near_restatement_is_absorbed_with_a_searchable_addendum(
     service: MemoryService,
+    vault: Vault,
 ) -> None:
     first = service.write("Note", *RENT)
     again = service.write("Note", *RENT_AGREED)
     assert again.outcome == "absorbed"
     assert again.node.id == first.node.id
     assert again.matched.jaccard >= service.settings()["dedup_jaccard"]
-    assert _node_count(service) == 1
+    assert _node_count(vault) == 1
     addenda = service.get([first.node.id], scopes=ALL).nodes[0].addenda
     assert [a.origin for a in addenda] == ["absorbed"]
     assert "as agreed" in addenda[0].text
     assert _text_hits(service, "agreed") == [first.node.id]
 
 
-def test_a_changed_number_is_never_absorbed(service: MemoryService) -> None:
+def test_a_changed_number_is_never_absorbed(service: MemoryService, vault: Vault) -> None:
     first = service.write("Note", "Rent", "The rent is 900 euros a month.")
     changed = service.write("Note", "Rent", "The rent is 950 euros a month.")
     assert changed.outcome in ("merge_linked", "pending")
@@ -363,7 +365,7 @@ def test_a_changed_number_is_never_absorbed(service: MemoryService) -> None:
     assert changed.suggestion is not None
     assert "supersede" in changed.suggestion
     assert first.node.id in changed.suggestion
-    assert _node_count(service) == 2
+    assert _node_count(vault) == 2
     if changed.outcome == "merge_linked":
         assert _edges(service, changed.node.id) == [("same_topic", first.node.id)]
         assert changed.degree == 1
@@ -373,6 +375,7 @@ def test_a_changed_number_is_never_absorbed(service: MemoryService) -> None:
 
 def test_the_contradiction_guard_holds_whatever_the_overlap_setting(
     service: MemoryService,
+    vault: Vault,
 ) -> None:
     # Word overlap 0.75: absorbed at a 0.5 threshold, were it not for the changed number.
     service.change_setting("dedup_jaccard", 0.5)
@@ -381,7 +384,7 @@ def test_the_contradiction_guard_holds_whatever_the_overlap_setting(
     assert changed.outcome != "absorbed"
     assert changed.node.id != first.node.id
     assert "possible_contradiction" in changed.flags
-    assert _decisions(service)[0]["flags"] == ["possible_contradiction"]
+    assert _decisions(vault)[0]["flags"] == ["possible_contradiction"]
 
 
 def test_the_bands_are_per_vault_settings(service: MemoryService) -> None:
@@ -415,13 +418,13 @@ def test_a_paraphrase_above_a_lowered_high_band_is_merge_linked(service: MemoryS
 # -- the dedup log ----------------------------------------------------------------------------
 
 
-def test_every_write_leaves_a_row_in_the_dedup_log(service: MemoryService) -> None:
+def test_every_write_leaves_a_row_in_the_dedup_log(service: MemoryService, vault: Vault) -> None:
     first = service.write("Note", *RENT)
     second = service.write("Note", *RENT_REWORDED)
     third = service.write("Note", *RENT)
     person = service.write("Person", "Ana Ruiz")
     again = service.write("Person", "ana ruiz")
-    rows = list(reversed(_decisions(service)))
+    rows = list(reversed(_decisions(vault)))
     assert [(r["node_id"], r["outcome"]) for r in rows] == [
         (first.node.id, "inserted"),
         (second.node.id, "pending"),
@@ -436,5 +439,5 @@ def test_every_write_leaves_a_row_in_the_dedup_log(service: MemoryService) -> No
     assert rows[1]["jaccard"] == pytest.approx(second.matched.jaccard, abs=1e-4)
     assert rows[2]["jaccard"] == 1.0
     assert all(r["reason"] for r in rows)
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert len(dedup_rows.decisions(conn, first.node.id)) == 3  # as node or candidate

@@ -11,6 +11,7 @@ import pytest
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.graphview.data import TooManyNodes, ViewGraph
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
 ALL = ["personal"]
@@ -188,13 +189,13 @@ def test_positions_are_cached_and_reused(service: MemoryService) -> None:
 
 
 def test_forgetting_a_memory_removes_its_cached_positions(
-    service: MemoryService, people: People
+    service: MemoryService, vault: Vault, people: People
 ) -> None:
     service.graph_ego(people.bob, scopes=ALL)
     service.graph_overview(scopes=ALL)
 
     def rows_naming(node_id: str) -> int:
-        with service._vault.read() as conn:
+        with vault.read() as conn:
             positions = conn.execute(
                 "SELECT count(*) FROM graph_positions WHERE node_id = ?", (node_id,)
             ).fetchone()[0]

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from cairn.app import compose
 from cairn.app.cli.main import main
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app import ingest_files as files
-from tests.conftest import CORPUS, PASSPHRASE
+from tests.conftest import CORPUS, PASSPHRASE, create_service
 
 ALL = ["personal"]
 BROKEN_XREF_PDF = CORPUS / "05_documents/py-pdf_sample-files/017-unreadable-meta-data"
@@ -63,7 +63,7 @@ def _bad_bytes() -> dict[str, str | bytes]:
 @pytest.fixture(scope="module")
 def batch(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
-) -> Iterator[tuple[MemoryService, Path, Path, IngestReport, dict[str, tuple[str, ...]]]]:
+) -> Iterator[tuple[MemoryService, Path, Path, IngestReport, dict[str, tuple[str, ...]], Vault]]:
     root = tmp_path_factory.mktemp("bad-input")
     folder = files.write(root / "in", {**GOOD, **_bad_bytes()}).resolve()
     bad = dict(BAD)
@@ -73,14 +73,14 @@ def batch(
         bad[f"bad/{pdf.name}"] = BAD_PDF
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
-        service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
+        service, vault = create_service(root / "vault.cairn", embedder)
     report = service.ingest(IngestRequest.of([folder / "good", folder / "bad"]))
-    yield service, root / "vault.cairn", folder, report, bad
+    yield service, root / "vault.cairn", folder, report, bad, vault
     service.close()
 
 
 def test_each_bad_file_fails_alone_with_a_reason(batch) -> None:
-    _, _, folder, report, bad = batch
+    _, _, folder, report, bad, _ = batch
     if len(bad) == len(BAD):
         pytest.skip("the broken-xref PDF needs the shared corpus; the rest ran in other tests")
     outcomes = {str(Path(o.path).relative_to(folder)): o for o in report.files}
@@ -96,7 +96,7 @@ def test_each_bad_file_fails_alone_with_a_reason(batch) -> None:
 
 def test_the_batch_without_the_corpus_pdf(batch) -> None:
     """The same assertions for the generated bad files, which need no corpus."""
-    _, _, folder, report, _ = batch
+    _, _, folder, report, _, _ = batch
     outcomes = {str(Path(o.path).relative_to(folder)): o for o in report.files}
     for name, words in BAD.items():
         outcome = outcomes[name]
@@ -108,20 +108,20 @@ def test_the_batch_without_the_corpus_pdf(batch) -> None:
 
 
 def test_the_good_files_around_them_are_kept_and_searchable(batch) -> None:
-    service, _, folder, report, _ = batch
+    service, _, folder, report, _, storage = batch
     outcomes = {str(Path(o.path).relative_to(folder)): o for o in report.files}
     for name, query in SEARCHES.items():
         outcome = outcomes[name]
         assert outcome.state == "ingested" and outcome.passages >= 1, (name, outcome)
         hits = service.search(query, scopes=ALL).results
         assert hits[0].type == "Passage" and hits[0].source == str(folder / name), query
-    counts = files.part_of_counts(service)
+    counts = files.part_of_counts(storage)
     assert sorted(counts) == sorted(outcomes[name].document_id for name in GOOD)
     assert service.verify().ok
 
 
 def test_sources_lists_exactly_the_failures_with_their_errors(batch) -> None:
-    service, _, folder, report, bad = batch
+    service, _, folder, report, bad, _ = batch
     failed = service.sources(states=["failed"])
     assert [row.path for row in failed] == sorted(str(folder / name) for name in bad)
     errors = {o.path: o.error for o in report.failed}
@@ -136,7 +136,7 @@ def test_sources_lists_exactly_the_failures_with_their_errors(batch) -> None:
 def test_cairn_sources_failed_prints_them(
     batch, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, vault, folder, _, bad = batch
+    _, vault, folder, _, bad, _ = batch
     monkeypatch.setenv("CAIRN_VAULT", str(vault))
     monkeypatch.setenv("CAIRN_PASSPHRASE", PASSPHRASE)
     assert main(["sources", "--failed"]) == 0
@@ -151,7 +151,7 @@ def test_cairn_sources_failed_prints_them(
 def test_a_rerun_retries_nothing_that_has_not_changed(batch) -> None:
     """A failed file with the same bytes is planned as a retry (a tool may have been installed
     since), and fails again with the same reason; the good files are unchanged."""
-    service, _, folder, _, bad = batch
+    service, _, folder, _, bad, _ = batch
     plan = service.ingest(IngestRequest.of([folder / "good", folder / "bad"], dry_run=True))
     actions = {str(Path(o.path).relative_to(folder)): o.action for o in plan.files}
     assert actions == {**dict.fromkeys(GOOD, "unchanged"), **dict.fromkeys(bad, "retry")}

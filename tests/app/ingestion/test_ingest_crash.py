@@ -38,8 +38,9 @@ from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.store import UNFINISHED
 from cairn.app.service import MemoryService
 from cairn.storage import sentinel
+from cairn.storage.vault import Vault
 from tests.app import ingest_files as files
-from tests.conftest import PASSPHRASE
+from tests.conftest import PASSPHRASE, create_service, open_service
 
 
 def _number_from_env(name: str, least: int) -> int | None:
@@ -79,10 +80,10 @@ BAD_FILES: dict[str, bytes] = {
 }
 
 
-def _state(service: MemoryService) -> dict[str, Any]:
+def _state(service: MemoryService, storage: Vault) -> dict[str, Any]:
     """What the vault holds, by file: (passage texts in order) per path, each file's source
     state, and the totals."""
-    with service._vault.read() as conn:
+    with storage.read() as conn:
         documents = conn.execute(
             "SELECT id, source, status FROM nodes WHERE type = 'Document'"
         ).fetchall()
@@ -240,6 +241,7 @@ def _ingest(
 
 def _check_whole(
     service: MemoryService,
+    storage: Vault,
     clean: Mapping[str, Any],
     before: Mapping[str, tuple[str, list[str]]],
     context: str,
@@ -248,9 +250,9 @@ def _check_whole(
     path -> (Document id, passage texts) of every file recorded as ingested."""
     verified = service.verify()
     assert verified.ok, f"{verified.as_dict()}; {context}"
-    state = _state(service)
+    state = _state(service, storage)
     rows = {row.path: row for row in service.sources() if row.state == "ingested"}
-    counts = files.part_of_counts(service)
+    counts = files.part_of_counts(storage)
     kept: dict[str, tuple[str, list[str]]] = {}
     for path, row in rows.items():
         # Whole: the passages the clean run made of this file, every one part_of its Document.
@@ -312,7 +314,7 @@ def test_a_killed_ingest_keeps_whole_files_and_a_rerun_finishes(
     assert len(run.read) == KILL_AFTER_LINES, run.read  # killed mid-way, not after the end
     assert not any("Traceback" in line for line in run.other), run.other
 
-    with compose.open_vault(vault, PASSPHRASE, embedder=embedder) as service:
+    with open_service(vault, embedder) as (service, storage):
         verified = service.verify()
         assert verified.ok, verified.as_dict()
         rows = service.sources()
@@ -320,8 +322,8 @@ def test_a_killed_ingest_keeps_whole_files_and_a_rerun_finishes(
         # The first batch (the long notes) was committed before the third note was read; the
         # batch being gathered when the kill came was lost whole.
         assert LONG_NOTES <= len(rows) < FILES
-        counts = files.part_of_counts(service)
-        state = _state(service)
+        counts = files.part_of_counts(storage)
+        state = _state(service, storage)
         for row in rows:
             long = row.path < str(folder / f"note{LONG_NOTES:02}.md")
             assert row.passages == 1 + (LONG_SECTIONS if long else SHORT_SECTIONS)
@@ -340,13 +342,13 @@ def test_a_killed_ingest_keeps_whole_files_and_a_rerun_finishes(
 
         rerun = service.ingest(IngestRequest.of([folder]))
         assert rerun.counts() == {"unchanged": committed, "ingested": FILES - committed}
-        after_rerun = _state(service)
+        after_rerun = _state(service, storage)
         assert service.verify().ok
 
     clean_vault = tmp_path / "clean.cairn"
-    with compose.create_vault(clean_vault, PASSPHRASE, embedder=embedder) as clean:
+    with create_service(clean_vault, embedder) as (clean, clean_storage):
         assert clean.ingest(IngestRequest.of([folder])).counts() == {"ingested": FILES}
-        clean_state = _state(clean)
+        clean_state = _state(clean, clean_storage)
     assert after_rerun == clean_state
     assert after_rerun["documents"] == Counter(
         {str(folder / f"note{n:02}.md"): 1 for n in range(FILES)}
@@ -379,9 +381,9 @@ def reference(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
     compose.create_vault(vault, PASSPHRASE, embedder=embedder).close()
     run = _ingest(folder, _child_env(root, vault))
     assert run.returncode in (0, 1) and not run.timed_out, run.describe(folder)
-    with compose.open_vault(vault, PASSPHRASE, embedder=embedder) as service:
+    with open_service(vault, embedder) as (service, storage):
         assert service.verify().ok
-        state = _state(service)
+        state = _state(service, storage)
     good = frozenset(str(folder / name) for name in notes)
     # A bad file does not keep the others out (what becomes of it is not this test's concern).
     ingested = {path for path, (kept, _) in state["sources"].items() if kept == "ingested"}
@@ -434,18 +436,18 @@ def test_kills_at_random_points_lose_nothing_committed_and_a_rerun_finishes(
         )
         assert not run.timed_out, context
         assert run.killed or not any("Traceback" in line for line in run.other), context
-        with compose.open_vault(vault, PASSPHRASE, embedder=embedder) as service:
-            kept = _check_whole(service, reference.state, kept, context)
+        with open_service(vault, embedder) as (service, storage):
+            kept = _check_whole(service, storage, reference.state, kept, context)
     assert killed, f"no run was killed before it ended; {context}"
 
-    with compose.open_vault(vault, PASSPHRASE, embedder=embedder) as service:
+    with open_service(vault, embedder) as (service, storage):
         report = service.ingest(IngestRequest.of([folder]))
         outcomes = {o.path: o.state for o in report.files if o.path in reference.good}
         expected = {p: "unchanged" if p in kept else "ingested" for p in reference.good}
         assert outcomes == expected, context
         verified = service.verify()
         assert verified.ok, f"{verified.as_dict()}; {context}"
-        final = _state(service)
+        final = _state(service, storage)
     # No Document or passage twice, none missing: the same as one clean run, file by file.
     assert final == reference.state, context
     assert set(final["documents"].values()) == {1}, context

@@ -9,10 +9,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.request import IngestRequest
-from tests.conftest import PASSPHRASE
+from tests.conftest import create_service
 
 
 class WatchedEmbedder:
@@ -41,9 +40,9 @@ def test_each_file_is_embedded_in_one_call_outside_the_write_lock(
     )
     (folder / "b.txt").write_text("Notes on the garden and the pond.\n" * 40, encoding="utf-8")
     watched = WatchedEmbedder(embedder)
-    service = compose.create_vault(tmp_path / "v.cairn", PASSPHRASE, embedder=watched)
+    service, vault = create_service(tmp_path / "v.cairn", watched)
     try:
-        watched.lock = service._vault._write_lock
+        watched.lock = vault._write_lock  # the writer's own lock: held while a write runs
         watched.calls.clear()
         report = service.ingest(IngestRequest.of([folder]))
         assert report.counts() == {"ingested": 2}

@@ -20,6 +20,7 @@ from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestProgress
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app import hostile_files as hostile
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
@@ -234,8 +235,8 @@ def test_a_file_that_vanishes_while_the_folder_is_read_fails_alone(
 # -- a document's whole life is bounded ----------------------------------------------------------
 
 
-def _passages(service: MemoryService, document_id: str) -> list[int]:
-    with service._vault.read() as conn:
+def _passages(vault: Vault, document_id: str) -> list[int]:
+    with vault.read() as conn:
         return sorted(
             ordinal
             for (ordinal,) in conn.execute(
@@ -247,7 +248,7 @@ def _passages(service: MemoryService, document_id: str) -> list[int]:
 
 
 def test_a_document_keeps_at_most_the_passage_limit_and_says_so(
-    tmp_path: Path, service: MemoryService
+    tmp_path: Path, service: MemoryService, vault: Vault
 ) -> None:
     pdf = tmp_path / "pages.pdf"
     pdf.write_bytes(hostile.shared_stream_pdf(400))
@@ -255,13 +256,13 @@ def test_a_document_keeps_at_most_the_passage_limit_and_says_so(
     (outcome,) = service.ingest(IngestRequest.of([pdf], scope="personal")).files
     assert (outcome.state, outcome.passages) == ("ingested", 40)
     assert outcome.document_id is not None
-    assert _passages(service, outcome.document_id) == list(range(40))
+    assert _passages(vault, outcome.document_id) == list(range(40))
     (warning,) = [w for w in outcome.warnings if "ingest_max_passages" in w]
     assert "first 40 of 400 passages" in warning
 
 
 def test_a_long_document_is_written_in_parts_and_a_stopped_one_is_finished_by_a_rerun(
-    tmp_path: Path, service: MemoryService
+    tmp_path: Path, service: MemoryService, vault: Vault
 ) -> None:
     note = tmp_path / "journal.md"
     note.write_text(files.sectioned_markdown("journal", 700), encoding="utf-8")
@@ -283,19 +284,19 @@ def test_a_long_document_is_written_in_parts_and_a_stopped_one_is_finished_by_a_
     (row,) = service.sources()
     assert row.state == "failed" and "add it again to finish it" in row.error
     unfinished = row.document_id
-    assert 0 < len(_passages(service, unfinished)) < 701
+    assert 0 < len(_passages(vault, unfinished)) < 701
 
     second = service.ingest(IngestRequest.of([note], scope="personal"))
     (outcome,) = second.files
     assert (outcome.state, outcome.document_id, outcome.passages) == ("ingested", unfinished, 701)
-    assert _passages(service, unfinished) == list(range(701))  # each once
-    with service._vault.read() as conn:
+    assert _passages(vault, unfinished) == list(range(701))  # each once
+    with vault.read() as conn:
         documents = conn.execute("SELECT count(*) FROM nodes WHERE type = 'Document'").fetchone()
     assert documents[0] == 1
 
 
 def test_a_document_that_takes_too_long_to_write_keeps_what_was_written_in_time(
-    tmp_path: Path, service: MemoryService
+    tmp_path: Path, service: MemoryService, vault: Vault
 ) -> None:
     note = tmp_path / "journal.md"
     note.write_text(files.sectioned_markdown("slow", 900), encoding="utf-8")
@@ -304,7 +305,7 @@ def test_a_document_that_takes_too_long_to_write_keeps_what_was_written_in_time(
     assert outcome.state == "ingested"
     assert 0 < outcome.passages < 901 and outcome.passages % 256 == 0, outcome.passages
     assert outcome.document_id is not None
-    assert _passages(service, outcome.document_id) == list(range(outcome.passages))
+    assert _passages(vault, outcome.document_id) == list(range(outcome.passages))
     assert any("ingest_max_write_seconds" in w for w in outcome.warnings), outcome.warnings
 
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app import ingest_files as files
-from tests.conftest import PASSPHRASE
+from tests.conftest import create_service
 from tests.ingest import kept_files as kept
 
 ALL = ["personal"]
@@ -74,17 +74,17 @@ def folder_files() -> dict[str, str | bytes]:
 @pytest.fixture(scope="module")
 def ingested(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
-) -> Iterator[tuple[MemoryService, Path, IngestReport, str]]:
+) -> Iterator[tuple[MemoryService, Path, IngestReport, str, Vault]]:
     root = tmp_path_factory.mktemp("kept")
     folder = files.write(root / "folder", folder_files())
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
-        service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
+        service, vault = create_service(root / "vault.cairn", embedder)
     # Someone the vault knows already: the chat's speaker of that name is this entity.
     ada = service.write("Person", "Ada Lovelace").node
     assert ada is not None
     report = service.ingest(IngestRequest.of([folder]))
-    yield service, folder.resolve(), report, ada.id
+    yield service, folder.resolve(), report, ada.id, vault
     service.close()
 
 
@@ -96,14 +96,14 @@ def _node(service: MemoryService, node_id: str) -> Any:
     return service.get([node_id], scopes=ALL).nodes[0].node
 
 
-def _rows(service: MemoryService, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    with service._vault.read() as conn:
+def _rows(vault: Vault, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    with vault.read() as conn:
         return [tuple(row) for row in conn.execute(sql, args).fetchall()]
 
 
-def _parts(service: MemoryService, document_id: str, node_type: str) -> list[Any]:
+def _parts(service: MemoryService, vault: Vault, document_id: str, node_type: str) -> list[Any]:
     rows = _rows(
-        service,
+        vault,
         "SELECT n.id FROM edges AS e JOIN nodes AS n ON n.id = e.src "
         "WHERE e.dst = ? AND e.type = 'part_of' AND n.type = ? ORDER BY n.seq",
         document_id,
@@ -113,7 +113,7 @@ def _parts(service: MemoryService, document_id: str, node_type: str) -> list[Any
 
 
 def test_every_kind_is_read(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, vault = ingested
     assert report.counts() == {"ingested": 9}, [(o.path, o.error) for o in report.files]
     media = {
         "book.epub": "application/epub+zip",
@@ -129,19 +129,19 @@ def test_every_kind_is_read(ingested) -> None:
     for name, media_type in media.items():
         outcome = _outcome(report, folder, name)
         assert _node(service, outcome.document_id).attrs["media_type"] == media_type, name
-    people = {title for (title,) in _rows(service, "SELECT title FROM nodes WHERE type = 'Person'")}
+    people = {title for (title,) in _rows(vault, "SELECT title FROM nodes WHERE type = 'Person'")}
     assert not people & {"Todo", "Meeting with Ann", "INFO server", "WARN cache"}, people
     book = _node(service, _outcome(report, folder, "book.epub").document_id)
     assert book.title == "The Lighthouse" and book.attrs["author"] == "Ann Author"
-    passages = _parts(service, book.id, "Passage")
+    passages = _parts(service, vault, book.id, "Passage")
     assert [p.locator["heading"] for p in passages] == [["Arrival"], ["The Storm"]]
     odt = _node(service, _outcome(report, folder, "allotment.odt").document_id)
     assert odt.title == "Allotment plans"
-    assert "broad beans" in _parts(service, odt.id, "Passage")[0].body
+    assert "broad beans" in _parts(service, vault, odt.id, "Passage")[0].body
 
 
 def test_a_message_is_a_document_with_its_headers(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, _ = ingested
     lease = _node(service, _outcome(report, folder, "lease.eml").document_id)
     assert lease.title == "The lease"
     assert lease.attrs["sender"] == "Ada Lovelace <ada@example.org>"
@@ -151,51 +151,51 @@ def test_a_message_is_a_document_with_its_headers(ingested) -> None:
 
 
 def test_a_mailbox_is_one_source_and_a_document_per_message(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, vault = ingested
     outcome = _outcome(report, folder, "Mail/Archive.mbox")
     box = _node(service, outcome.document_id)
     assert box.title == "Archive" and box.source == str(folder / "Mail/Archive.mbox")
-    messages = _parts(service, box.id, "Document")
+    messages = _parts(service, vault, box.id, "Document")
     assert [m.title for m in messages] == ["Boiler service", "Choir rehearsal"]
     assert messages[1].attrs["sender"] == "Mary Somerville <mary@example.org>"
     assert all(m.source == box.source and "sha256" not in m.attrs for m in messages)
-    first = _parts(service, messages[0].id, "Passage")
+    first = _parts(service, vault, messages[0].id, "Passage")
     assert first and all(p.locator["message"] == 1 for p in first)
     assert any("ninety pounds" in p.body for p in first)  # the attachment, under its name
     assert first[0].title.startswith("Boiler service — ")
-    assert outcome.passages == sum(len(_parts(service, m.id, "Passage")) for m in messages)
+    assert outcome.passages == sum(len(_parts(service, vault, m.id, "Passage")) for m in messages)
     rows = {row.path: row for row in service.sources()}
     assert rows[box.source].document_id == box.id and rows[box.source].state == "ingested"
     hits = service.search("Brahms requiem church hall", scopes=ALL).results
-    passage = _parts(service, messages[1].id, "Passage")[0]
+    passage = _parts(service, vault, messages[1].id, "Passage")[0]
     assert passage.id in [hit.id for hit in hits[:3]]
 
 
 def test_chat_speakers_are_people_the_conversation_mentions(ingested) -> None:
-    service, folder, report, ada_id = ingested
+    service, folder, report, ada_id, vault = ingested
     chat = _node(service, _outcome(report, folder, "WhatsApp Chat with Ben.txt").document_id)
     people = _rows(
-        service,
+        vault,
         "SELECT n.id, n.title FROM edges AS e JOIN nodes AS n ON n.id = e.dst "
         "WHERE e.src = ? AND e.type = 'mentions' AND n.type = 'Person' ORDER BY n.title",
         chat.id,
     )
     assert [title for _, title in people] == ["Ada Lovelace", "Benjamin Franklin"]
     assert dict((t, i) for i, t in people)["Ada Lovelace"] == ada_id  # known: not made twice
-    assert _rows(service, "SELECT count(*) FROM nodes WHERE title = 'Ada Lovelace'") == [(1,)]
-    passage = _parts(service, chat.id, "Passage")[0]
+    assert _rows(vault, "SELECT count(*) FROM nodes WHERE title = 'Ada Lovelace'") == [(1,)]
+    passage = _parts(service, vault, chat.id, "Passage")[0]
     assert passage.locator == {"heading": ["2023-12-31"], "line_start": 1, "line_end": 2,
                                "message": 1}  # fmt: skip
     assert "21:41 Ada Lovelace: Shall we take the ferry" in passage.body
     assert passage.title == "WhatsApp Chat with Ben — 2023-12-31"
     mentioned = _rows(
-        service, "SELECT dst FROM edges WHERE src = ? AND type = 'mentions'", passage.id
+        vault, "SELECT dst FROM edges WHERE src = ? AND type = 'mentions'", passage.id
     )
     assert (ada_id,) in mentioned
     group = _node(service, _outcome(report, folder, "telegram/result.json").document_id)
     assert group.title == "Rowing club"
     assert [t for _, t in _rows(
-        service,
+        vault,
         "SELECT n.id, n.title FROM edges AS e JOIN nodes AS n ON n.id = e.dst "
         "WHERE e.src = ? AND e.type = 'mentions'",
         group.id,
@@ -205,37 +205,37 @@ def test_chat_speakers_are_people_the_conversation_mentions(ingested) -> None:
 def test_an_unchanged_archive_is_not_read_again_and_a_changed_one_replaces_its_messages(
     tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    service, vault = create_service(tmp_path / "vault.cairn", embedder)
     try:
         box = tmp_path / "in" / "Archive.mbox"
         files.write(tmp_path / "in", {"Archive.mbox": kept.mbox_bytes(MESSAGES)})
         first = service.ingest(IngestRequest.of([box.parent]))
-        before = files.node_count(service)
+        before = files.node_count(vault)
         again = service.ingest(IngestRequest.of([box.parent]))
         assert again.counts() == {"unchanged": 1}
-        assert files.node_count(service) == before
+        assert files.node_count(vault) == before
         more = [*MESSAGES, kept.email_message("Bin day", "The bins go out on Thursday night.\n")]
         box.write_bytes(kept.mbox_bytes(more))
         changed = service.ingest(IngestRequest.of([box.parent]))
         assert changed.counts() == {"replaced": 1}
         old_id, new_id = first.files[0].document_id, changed.files[0].document_id
         old_parts = [_node(service, n) for (n,) in _rows(
-            service, "SELECT src FROM edges WHERE dst = ? AND type = 'part_of'", old_id
+            vault, "SELECT src FROM edges WHERE dst = ? AND type = 'part_of'", old_id
         )]  # fmt: skip
         assert old_parts and {n.status for n in old_parts} == {"superseded"}
         old_passages = _rows(
-            service,
+            vault,
             "SELECT p.status FROM edges AS e JOIN nodes AS p ON p.id = e.src "
             "WHERE e.type = 'part_of' AND p.type = 'Passage' AND e.dst IN "
             "(SELECT src FROM edges WHERE dst = ? AND type = 'part_of')",
             old_id,
         )
         assert old_passages and {s for (s,) in old_passages} == {"superseded"}
-        assert [m.title for m in _parts(service, new_id, "Document")] == [
+        assert [m.title for m in _parts(service, vault, new_id, "Document")] == [
             "Boiler service", "Choir rehearsal", "Bin day"
         ]  # fmt: skip
         active = _rows(
-            service,
+            vault,
             "SELECT count(*) FROM nodes WHERE type = 'Document' AND status = 'active' "
             "AND source = ?",
             str(box),
@@ -247,7 +247,7 @@ def test_an_unchanged_archive_is_not_read_again_and_a_changed_one_replaces_its_m
 
 
 def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLMEmbedder) -> None:
-    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    service, vault = create_service(tmp_path / "vault.cairn", embedder)
     try:
         book = kept.epub_bytes("Cut", CHAPTERS)
         damaged_book = kept.with_damaged_part(book, "OEBPS/content.opf")
@@ -283,7 +283,7 @@ def test_damaged_files_of_each_kind_fail_alone(tmp_path: Path, embedder: MiniLME
         assert [w[:30] for w in torn.warnings] == ["chapter 1 (OEBPS/text/chapter1"]
         assert attached.state == "ingested"
         assert [w[:39] for w in attached.warnings] == ["its attachment book.epub could not be r"]
-        hens = _parts(service, attached.document_id, "Passage")
+        hens = _parts(service, vault, attached.document_id, "Passage")
         assert any("Feed the hens at seven." in p.body for p in hens)
         expected = {
             "cut.epub": "not a readable EPUB book",
@@ -311,7 +311,7 @@ def test_a_long_mailbox_stopped_between_parts_is_finished_by_a_rerun(
         kept.email_message(f"Note {n}", files.prose(n, sentences=2) + "\n") for n in range(300)
     ]
     box = files.write(tmp_path / "in", {"Long.mbox": kept.mbox_bytes(messages)}) / "Long.mbox"
-    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    service, vault = create_service(tmp_path / "vault.cairn", embedder)
     try:
         cancel = CancelToken()
 
@@ -323,18 +323,18 @@ def test_a_long_mailbox_stopped_between_parts_is_finished_by_a_rerun(
         assert stopped.cancelled and stopped.counts() == {"cancelled": 1}
         row = next(r for r in service.sources() if r.path == str(box))
         assert row.state == "failed" and row.document_id
-        begun = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
+        begun = _rows(vault, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert 0 < begun < 300
         rerun = service.ingest(IngestRequest.of([box.parent]))
         assert rerun.counts() == {"ingested": 1}
         assert rerun.files[0].document_id == row.document_id  # the same mailbox, finished
-        parts = _parts(service, row.document_id, "Document")
+        parts = _parts(service, vault, row.document_id, "Document")
         assert [p.title for p in parts] == [f"Note {n}" for n in range(300)]
         ordinals = sorted(
-            p.attrs["ordinal"] for part in parts for p in _parts(service, part.id, "Passage")
+            p.attrs["ordinal"] for part in parts for p in _parts(service, vault, part.id, "Passage")
         )
         assert ordinals == list(range(rerun.files[0].passages)) and len(ordinals) >= 300
-        assert _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Document'") == [(301,)]
+        assert _rows(vault, "SELECT count(*) FROM nodes WHERE type = 'Document'") == [(301,)]
     finally:
         service.close()
 
@@ -342,16 +342,16 @@ def test_a_long_mailbox_stopped_between_parts_is_finished_by_a_rerun(
 def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
     tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    service, vault = create_service(tmp_path / "vault.cairn", embedder)
     try:
         folder = files.write(tmp_path / "in", {"Archive.mbox": kept.mbox_bytes(MESSAGES)})
         box = service.ingest(IngestRequest.of([folder])).files[0].document_id
-        passages = _rows(service, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
+        passages = _rows(vault, "SELECT count(*) FROM nodes WHERE type = 'Passage'")[0][0]
         assert passages > 0
         forgotten = service.forget(box, scopes=ALL)
         assert forgotten.forgotten == 1 + 2 + passages  # the mailbox, its messages, passages
         left = "SELECT count(*) FROM nodes WHERE type IN ('Document', 'Passage')"
-        assert _rows(service, left) == [(0,)]
+        assert _rows(vault, left) == [(0,)]
         assert not service.search("Brahms requiem", scopes=ALL).results
     finally:
         service.close()
@@ -360,7 +360,7 @@ def test_forgetting_a_mailbox_takes_its_messages_and_their_passages(
 def test_past_the_passage_limit_the_messages_left_out_are_left_out_whole(
     tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    service = compose.create_vault(tmp_path / "vault.cairn", PASSPHRASE, embedder=embedder)
+    service, vault = create_service(tmp_path / "vault.cairn", embedder)
     try:
         service.change_setting("ingest_max_passages", 3)
         messages = [kept.email_message(f"Day {n}", files.prose(n, 1) + "\n") for n in range(6)]
@@ -368,7 +368,7 @@ def test_past_the_passage_limit_the_messages_left_out_are_left_out_whole(
         outcome = service.ingest(IngestRequest.of([folder])).files[0]
         assert outcome.passages == 3
         assert any("ingest_max_passages" in w for w in outcome.warnings)
-        assert [m.title for m in _parts(service, outcome.document_id, "Document")] == [
+        assert [m.title for m in _parts(service, vault, outcome.document_id, "Document")] == [
             "Day 0", "Day 1", "Day 2"
         ]  # fmt: skip
     finally:

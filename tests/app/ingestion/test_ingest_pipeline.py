@@ -21,8 +21,9 @@ from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app import ingest_files as files
-from tests.conftest import PASSPHRASE
+from tests.conftest import PASSPHRASE, create_service
 
 ALL = ["personal"]
 STAGES = ("scanning", "reading", "embedding", "writing", "linking", "done")
@@ -77,16 +78,16 @@ BASICS = {
 @pytest.fixture(scope="module")
 def ingested(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
-) -> Iterator[tuple[MemoryService, Path, IngestReport, list[IngestProgress]]]:
+) -> Iterator[tuple[MemoryService, Path, IngestReport, list[IngestProgress], Vault]]:
     """One folder of six kinds of file, ingested once; the tests below only read it."""
     root = tmp_path_factory.mktemp("basics")
     folder = files.write(root / "folder", BASICS)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
-        service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
+        service, vault = create_service(root / "vault.cairn", embedder)
     events: list[IngestProgress] = []
-    report = service.ingest(IngestRequest.of([folder]), progress=events.append)
-    yield service, folder.resolve(), report, events
+    report = service.ingest(IngestRequest.of([folder], progress=events.append))
+    yield service, folder.resolve(), report, events, vault
     service.close()
 
 
@@ -106,7 +107,7 @@ def _passages(service: MemoryService, document_id: str) -> list[Any]:
 
 
 def test_each_file_becomes_a_document_with_its_passages(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, _ = ingested
     assert report.counts() == {"ingested": 6}
     assert not report.cancelled and not report.failed and not report.removed
     outcomes = _outcomes(report, folder)
@@ -147,7 +148,7 @@ def test_each_file_becomes_a_document_with_its_passages(ingested) -> None:
 
 
 def test_passages_say_where_in_the_file_they_come_from(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, _ = ingested
     outcomes = _outcomes(report, folder)
 
     def located(name: str) -> list[tuple[dict[str, Any], str]]:
@@ -182,7 +183,7 @@ def test_passages_say_where_in_the_file_they_come_from(ingested) -> None:
 
 
 def test_search_finds_a_passage_by_its_words(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, _ = ingested
     outcomes = _outcomes(report, folder)
     cases = [
         ("rainwater barrel seedlings", "notes/garden.md", 1),
@@ -199,10 +200,10 @@ def test_search_finds_a_passage_by_its_words(ingested) -> None:
 
 
 def test_source_rows_record_each_file(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, vault = ingested
     rows = {row.path: row for row in service.sources()}
     assert set(rows) == {str(folder / name) for name in BASICS}
-    counts = files.part_of_counts(service)
+    counts = files.part_of_counts(vault)
     by_path = {o.path: o for o in report.files}
     for path, row in rows.items():
         data = Path(path).read_bytes()
@@ -217,7 +218,7 @@ def test_source_rows_record_each_file(ingested) -> None:
 
 
 def test_the_links_and_tags_of_a_note_folder(ingested) -> None:
-    service, folder, report, _ = ingested
+    service, folder, report, _, _ = ingested
     outcomes = _outcomes(report, folder)
     garden = service.get([outcomes["notes/garden.md"].document_id], scopes=ALL).nodes[0]
     assert set(garden.node.attrs["tags"]) == {"garden", "vegetables"}
@@ -239,7 +240,7 @@ def test_the_links_and_tags_of_a_note_folder(ingested) -> None:
 
 
 def test_progress_events_cover_the_run(ingested) -> None:
-    _, folder, report, events = ingested
+    _, folder, report, events, _ = ingested
     total_bytes = sum((folder / name).stat().st_size for name in BASICS)
     assert all(event.stage in STAGES for event in events)
     assert events[0].stage == "scanning" and events[-1].stage == "done"
@@ -262,7 +263,7 @@ def test_progress_events_cover_the_run(ingested) -> None:
 def test_progress_counts_each_file_when_it_is_read(ingested) -> None:
     """``files_done`` is what a progress bar and the CLI's "[k/N]" show: the k-th file read is
     announced with k - 1 files done, not with the count of the last committed batch."""
-    _, _, _, events = ingested
+    _, _, _, events, _ = ingested
     reading = [event for event in events if event.stage == "reading"]
     assert [event.files_done for event in reading] == list(range(len(reading)))
 
@@ -280,7 +281,9 @@ def _ids(service: MemoryService, query: str, **options: Any) -> list[str]:
     return [hit.id for hit in service.search(query, scopes=ALL, limit=25, **options).results]
 
 
-def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_path: Path) -> None:
+def test_reruns_skip_replace_remove_and_spot_copies(
+    service: MemoryService, vault: Vault, tmp_path: Path
+) -> None:
     folder = files.write(
         tmp_path / "folder",
         {
@@ -292,7 +295,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     first = service.ingest(IngestRequest.of([folder]))
     assert first.counts() == {"ingested": 3}
     first_seen = next(r for r in service.sources() if r.path.endswith("beta.txt")).first_seen
-    nodes = files.node_count(service)
+    nodes = files.node_count(vault)
     old_beta = _document_of(service, folder / "beta.txt")
     old_passages = [p.id for p in _passages(service, old_beta)]
     assert _ids(service, "violin teacher Tuesday")[0] in old_passages
@@ -301,7 +304,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     again = service.ingest(IngestRequest.of([folder]))
     assert again.counts() == {"unchanged": 3}
     assert {o.document_id for o in again.files} == {o.document_id for o in first.files}
-    assert files.node_count(service) == nodes
+    assert files.node_count(vault) == nodes
 
     # A changed file: a new Document supersedes the old one, whose passages become history.
     (folder / "beta.txt").write_text("The cello teacher moved the lessons to Friday mornings.\n")
@@ -332,13 +335,13 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
     alpha = _document_of(service, folder / "alpha.md")
     (folder / "gamma.txt").unlink()
     shutil.copy(folder / "alpha.md", folder / "alpha copy.md")
-    nodes = files.node_count(service)
+    nodes = files.node_count(vault)
     later = service.ingest(IngestRequest.of([folder]))
     assert later.removed == [str(folder / "gamma.txt")]
     assert later.counts() == {"duplicate": 1, "unchanged": 2}
     copy = next(o for o in later.files if o.state == "duplicate")
     assert copy.path == str(folder / "alpha copy.md") and copy.document_id == alpha
-    assert files.node_count(service) == nodes  # nothing new stored, nothing deleted
+    assert files.node_count(vault) == nodes  # nothing new stored, nothing deleted
     rows = {r.path: r for r in service.sources()}
     assert rows[str(folder / "gamma.txt")].state == "missing"
     assert rows[str(folder / "gamma.txt")].document_id == gamma
@@ -363,7 +366,7 @@ def test_reruns_skip_replace_remove_and_spot_copies(service: MemoryService, tmp_
         "gamma.txt": ("unchanged", "planned"),
     }
     assert dry.as_dict()["dry_run"] is True and dry.removed == []
-    assert files.node_count(service) == nodes
+    assert files.node_count(vault) == nodes
     assert service.sources() == before
 
     # Done for real: the file that came back is kept again under its old document.
@@ -488,7 +491,7 @@ def test_cancel_keeps_what_was_done_and_a_rerun_finishes(
 
 
 def test_cancel_while_a_file_is_being_read_stops_the_reader(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, vault: Vault, tmp_path: Path
 ) -> None:
     """Cancelled as the first file starts: the worker (still starting, so surely not done) is
     stopped mid-read, nothing is stored, and the next run starts a new worker and reads all."""
@@ -503,7 +506,7 @@ def test_cancel_while_a_file_is_being_read_stops_the_reader(
 
     report = service.ingest(IngestRequest.of([folder]), progress=progress, cancel=cancel)
     assert report.cancelled and report.counts() == {"cancelled": 3}
-    assert service.sources() == [] and files.node_count(service) == 0
+    assert service.sources() == [] and files.node_count(vault) == 0
     assert service.verify().ok
     assert service.ingest(IngestRequest.of([folder])).counts() == {"ingested": 3}
 
@@ -589,7 +592,7 @@ def test_a_file_named_twice_is_read_once(service: MemoryService, tmp_path: Path)
 
 
 def test_a_near_copy_waits_for_review_and_keeps_all_its_passages(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, vault: Vault, tmp_path: Path
 ) -> None:
     sections = [files.prose(f"report {n}", 3) for n in range(5)]
     original = "\n\n".join(f"## Part {n}\n\n{text}" for n, text in enumerate(sections))
@@ -623,7 +626,7 @@ def test_a_near_copy_waits_for_review_and_keeps_all_its_passages(
         assert topics <= original_passages
         linked += bool(topics)
     assert linked >= 5
-    assert files.part_of_counts(service)[kept.document_id] == 6  # the original untouched
+    assert files.part_of_counts(vault)[kept.document_id] == 6  # the original untouched
 
 
 # -- real notes folders (the shared corpus) ---------------------------------------------------
@@ -639,10 +642,10 @@ def _ingest_corpus_folder(folder: Path, vault: Path) -> tuple[IngestReport, dict
     """A vault without the embedder: the links between notes do not depend on it, and
     embedding a few thousand passages on a small shared machine takes minutes, not seconds
     (the Foam docs alone took two minutes). Everything else is the real pipeline."""
-    with compose.create_vault(vault, PASSPHRASE, with_embedder=False) as service:
+    with create_service(vault, None) as (service, storage):
         report = service.ingest(IngestRequest.of([folder]))
         assert service.verify().ok
-        with service._vault.read() as conn:
+        with storage.read() as conn:
             edges = {(kind, status): n for kind, status, n in conn.execute(REFERENCES)}
         rerun = service.ingest(IngestRequest.of([folder]))
         assert set(rerun.counts()) <= {"unchanged", "skipped"} and rerun.links == 0
@@ -676,7 +679,7 @@ def test_the_logseq_docs_link_as_their_pages_say(corpus: Path, tmp_path: Path) -
 
 
 def test_a_changed_long_document_makes_every_old_passage_history(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, vault: Vault, tmp_path: Path
 ) -> None:
     """A document written in parts (more passages than one transaction takes) that changes:
     its old passages become history in short transactions before the new version finishes,
@@ -684,14 +687,14 @@ def test_a_changed_long_document_makes_every_old_passage_history(
     note = tmp_path / "log.md"
     note.write_text(files.sectioned_markdown("old", pipeline.WHOLE_PASSAGES + 20), "utf-8")
     service.ingest(IngestRequest.of([note]))
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         old_ids = {r[0] for r in conn.execute("SELECT id FROM nodes WHERE type = 'Passage'")}
     old_passages = len(old_ids)
     assert old_passages > pipeline.WHOLE_PASSAGES
     note.write_text(files.sectioned_markdown("new", pipeline.WHOLE_PASSAGES + 30), "utf-8")
     report = service.ingest(IngestRequest.of([note]))
     assert [f.state for f in report.files] == ["replaced"]
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         statuses = dict(
             conn.execute(
                 "SELECT status, count(*) FROM nodes WHERE type = 'Passage' GROUP BY status"

@@ -17,24 +17,25 @@ from cairn.app.ingestion.report import CancelToken, IngestProgress
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from cairn.storage.errors import VaultBusy
+from cairn.storage.vault import Vault
 from tests.app import ingest_files as files
 from tests.ingest import kept_files as kept
 
 ALL = ["personal"]
 
 
-def _rows(service: MemoryService, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    with service._vault.read() as conn:
+def _rows(vault: Vault, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    with vault.read() as conn:
         return [tuple(row) for row in conn.execute(sql, args).fetchall()]
 
 
-def _another_writer_gets_in(service: MemoryService) -> bool:
+def _another_writer_gets_in(vault: Vault) -> bool:
     """Whether a writer on another thread gets the vault at once (not kept waiting)."""
     got: list[bool] = []
 
     def write() -> None:
         try:
-            with service._vault.write(patient=False):
+            with vault.write(patient=False):
                 got.append(True)
         except VaultBusy:
             got.append(False)
@@ -46,7 +47,7 @@ def _another_writer_gets_in(service: MemoryService) -> bool:
 
 
 def test_a_renamed_folder_moves_in_batches_outside_the_write_lock(
-    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    service: MemoryService, vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pipeline, "BATCH_FILES", 2)
     folder = tmp_path / "notes"
@@ -60,7 +61,7 @@ def test_a_renamed_folder_moves_in_batches_outside_the_write_lock(
 
     def progress(event: IngestProgress) -> None:
         if event.stage == "embedding" and event.current:
-            free_while_embedding.append(_another_writer_gets_in(service))
+            free_while_embedding.append(_another_writer_gets_in(vault))
         if event.stage == "writing":
             token.cancel()  # a Stop while the first batch is written: it is kept
 
@@ -69,19 +70,19 @@ def test_a_renamed_folder_moves_in_batches_outside_the_write_lock(
     assert report.cancelled
     assert sorted(f.state for f in report.files) == ["cancelled"] * 3 + ["moved"] * 2
     moved = {f.path for f in report.files if f.state == "moved"}
-    kept_at = {path for (path,) in _rows(service, "SELECT path FROM sources")}
+    kept_at = {path for (path,) in _rows(vault, "SELECT path FROM sources")}
     assert moved <= kept_at and len(kept_at) == 5  # the others wait where they were
 
     rerun = service.ingest(IngestRequest.of([folder]))
     assert sorted(f.state for f in rerun.files) == ["moved"] * 3 + ["unchanged"] * 2
-    paths = sorted(p for (p,) in _rows(service, "SELECT path FROM sources"))
+    paths = sorted(p for (p,) in _rows(vault, "SELECT path FROM sources"))
     assert paths == sorted(str(folder / "final" / name) for name in names)
-    sources = {s for (s,) in _rows(service, "SELECT source FROM nodes WHERE type = 'Document'")}
+    sources = {s for (s,) in _rows(vault, "SELECT source FROM nodes WHERE type = 'Document'")}
     assert sources == set(paths)
 
 
 def test_a_moved_mailbox_takes_its_messages_and_their_passages(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, vault: Vault, tmp_path: Path
 ) -> None:
     messages = [
         kept.email_message("Boiler service", "The plumber services the boiler on Tuesday.\n"),
@@ -95,7 +96,7 @@ def test_a_moved_mailbox_takes_its_messages_and_their_passages(
 
     new = str(folder / "Old mail.mbox")
     nodes = _rows(
-        service, "SELECT type, source, attrs FROM nodes WHERE type IN ('Document', 'Passage')"
+        vault, "SELECT type, source, attrs FROM nodes WHERE type IN ('Document', 'Passage')"
     )
     assert len([t for t, _, _ in nodes if t == "Document"]) == 3  # the mailbox, 2 messages
     assert {source for _, source, _ in nodes} == {new}  # every passage too: opened in place

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.report import IngestReport
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import NodeDetail
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app import ingest_files as files
 from tests.app.cli_runner import Cli
-from tests.conftest import PASSPHRASE
+from tests.conftest import create_service
 
 ALL = ["personal"]
 
@@ -81,14 +81,14 @@ def _vault(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def ingested(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
-) -> Iterator[tuple[MemoryService, Path, IngestReport]]:
+) -> Iterator[tuple[MemoryService, Path, IngestReport, Vault]]:
     root = tmp_path_factory.mktemp("obsidian")
     folder = _vault(root)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
-        service = compose.create_vault(root / "vault.cairn", PASSPHRASE, embedder=embedder)
+        service, vault = create_service(root / "vault.cairn", embedder)
     report = service.ingest(IngestRequest.of([folder]))
-    yield service, folder, report
+    yield service, folder, report, vault
     service.close()
 
 
@@ -106,13 +106,13 @@ def _out(detail: NodeDetail) -> set[tuple[str, str, str]]:
     }
 
 
-def _stubs(service: MemoryService) -> list[str]:
-    with service._vault.read() as conn:
+def _stubs(vault: Vault) -> list[str]:
+    with vault.read() as conn:
         return [row[0] for row in conn.execute("SELECT title FROM nodes WHERE status = 'stub'")]
 
 
 def test_a_note_is_titled_by_its_file_name_never_by_a_heading(ingested) -> None:
-    service, folder, report = ingested
+    service, folder, report, _ = ingested
     title = lambda name: _document(service, report, folder / name).node.title  # noqa: E731
     assert title("Accepted file formats.md") == "Accepted file formats"  # not "Embed files"
     assert title("Settings.md") == "Settings"
@@ -143,7 +143,7 @@ def test_a_markdown_file_alone_is_titled_by_its_opening_heading_or_its_name(
 
 
 def test_aliases_are_kept_found_and_shown(ingested, tmp_path: Path, capsys) -> None:
-    service, folder, report = ingested
+    service, folder, report, _ = ingested
     formats = _document(service, report, folder / "Accepted file formats.md")
     assert formats.node.attrs["aliases"] == ["Supported formats", "File types"]
     # Found by an alias the note's text never says (the full-text leg reads the aliases).
@@ -183,14 +183,14 @@ def test_cairn_get_shows_aliases_and_merged_ids_apart(
 
 
 def test_a_link_inside_a_table_names_the_note_not_a_stub(ingested) -> None:
-    service, folder, report = ingested
+    service, folder, report, vault = ingested
     formats = _document(service, report, folder / "Accepted file formats.md")
     assert ("references", "Document", "Settings") in _out(formats)
-    assert not any(title.endswith("\\") for title in _stubs(service))
+    assert not any(title.endswith("\\") for title in _stubs(vault))
 
 
 def test_a_link_to_a_heading_reaches_the_note_and_its_passage(ingested) -> None:
-    service, folder, report = ingested
+    service, folder, report, _ = ingested
     formats = _document(service, report, folder / "Accepted file formats.md")
     out = _out(formats)
     assert ("references", "Document", "Settings") in out
@@ -201,7 +201,7 @@ def test_a_link_to_a_heading_reaches_the_note_and_its_passage(ingested) -> None:
 
 
 def test_embeds_and_file_links_reach_the_files_own_memories(ingested) -> None:
-    service, folder, report = ingested
+    service, folder, report, vault = ingested
     formats = _document(service, report, folder / "Accepted file formats.md")
     targets = {
         e.other_id
@@ -213,11 +213,11 @@ def test_embeds_and_file_links_reach_the_files_own_memories(ingested) -> None:
             continue  # no font to draw the picture with
         assert _document(service, report, folder / name).node.id in targets, name
     # talk.ogg is not in the folder: nothing to link, and no stub named like a file.
-    assert not [title for title in _stubs(service) if "." in title]
+    assert not [title for title in _stubs(vault) if "." in title]
 
 
 def test_a_published_vaults_site_files_are_not_read(ingested) -> None:
-    _, folder, report = ingested
+    _, folder, report, _ = ingested
     states = {Path(o.path).relative_to(folder).as_posix(): o.state for o in report.files}
     assert states["publish.css"] == states["publish.js"] == "skipped"
     assert not [path for path in states if path.startswith(".obsidian")]
@@ -225,12 +225,12 @@ def test_a_published_vaults_site_files_are_not_read(ingested) -> None:
 
 
 def test_wikilink_markup_is_not_embedded_but_stays_in_the_passage(ingested) -> None:
-    service, _, _ = ingested
+    service, _, _, vault = ingested
     hits = service.search("the settings colours", scopes=ALL).results
     table = next(h for h in hits if h.title.startswith("Accepted file formats"))
     node = service.get([table.id], scopes=ALL).nodes[0].node
     assert "[[Settings\\|the settings]]" in node.body  # the person reads what they wrote
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         text = conn.execute(
             "SELECT s.text FROM search_index AS s JOIN nodes AS n ON n.seq = s.rowid "
             "WHERE n.id = ?",
@@ -248,7 +248,7 @@ def _edges_into(service: MemoryService, node_id: str) -> list[Any]:
 
 
 def test_a_stub_becomes_the_note_it_named_and_removed_links_leave(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, vault: Vault, tmp_path: Path
 ) -> None:
     folder = files.write(
         tmp_path / "garden",
@@ -270,11 +270,11 @@ def test_a_stub_becomes_the_note_it_named_and_removed_links_leave(
     greenhouse = next(o for o in second.files if o.path.endswith("Greenhouse.md")).document_id
     found = service.get([stub.other_id], scopes=ALL)
     assert found.nodes[0].node.id == greenhouse and found.nodes[0].requested_as == stub.other_id
-    assert "Greenhouse" not in _stubs(service)
+    assert "Greenhouse" not in _stubs(vault)
     beds = _out_of(service, second, folder / "Beds.md")
     assert {(e.other_type, e.other_title) for e in beds} == {("Document", "Greenhouse")}
     # The removed link is gone from the graph: no version of Beds references the compost heap.
-    compost = next(t for t in _stub_ids(service) if t[1] == "Compost heap")[0]
+    compost = next(t for t in _stub_ids(vault) if t[1] == "Compost heap")[0]
     assert _edges_into(service, compost) == []
     # Tools did not change; its link follows Beds to the new version, not the old one too.
     beds_ids = {o.document_id for o in (*first.files, *second.files) if o.path.endswith("Beds.md")}
@@ -291,8 +291,8 @@ def _out_of(service: MemoryService, report: IngestReport, path: Path) -> list[An
     return [e for e in detail.edges if e.direction == "out" and e.type == "references"]
 
 
-def _stub_ids(service: MemoryService) -> list[tuple[str, str]]:
-    with service._vault.read() as conn:
+def _stub_ids(vault: Vault) -> list[tuple[str, str]]:
+    with vault.read() as conn:
         return [
             (row[0], row[1])
             for row in conn.execute("SELECT id, title FROM nodes WHERE status = 'stub'")

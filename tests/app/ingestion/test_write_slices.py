@@ -6,13 +6,12 @@ from __future__ import annotations
 import time
 
 from cairn.app.ingestion import slices
-from cairn.app.service import MemoryService
 from cairn.storage import records
 from cairn.storage.connection import Connection
+from cairn.storage.vault import Vault
 
 
-def test_a_slow_run_of_writes_commits_every_half_second(service: MemoryService) -> None:
-    vault = service._vault
+def test_a_slow_run_of_writes_commits_every_half_second(vault: Vault) -> None:
     closed: list[list[int]] = []
 
     def write(conn: Connection, n: int) -> int:
@@ -34,10 +33,10 @@ def test_a_slow_run_of_writes_commits_every_half_second(service: MemoryService) 
         )
 
 
-def test_a_quick_run_is_one_transaction(service: MemoryService) -> None:
+def test_a_quick_run_is_one_transaction(vault: Vault) -> None:
     closed: list[list[int]] = []
     slices.write_in_slices(
-        service._vault,
+        vault,
         list(range(5)),
         lambda conn, n: records.set_setting(conn, f"test.quick{n}", n) or n,
         lambda conn, done: closed.append(done),

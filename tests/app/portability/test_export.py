@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 import yaml
 
-from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest
 from cairn.app.ingestion.request import IngestRequest
@@ -26,12 +25,11 @@ from cairn.app.portability import jsonl_export
 from cairn.app.portability.destination import ExportFailed
 from cairn.app.portability.file_names import Names, safe_stem
 from cairn.app.portability.jsonl_import import ImportRejected
-from cairn.app.service import MemoryService
 from cairn.storage import export_rows, fulltext
 from cairn.storage.sentinel import SENTINEL_ID
 from tests.app.portability import export_vault
 from tests.app.portability.export_vault import BOTH, SECRET_BODY, SECRET_PERSON, SECRET_TITLE, Built
-from tests.conftest import PASSPHRASE
+from tests.conftest import Opened, create_service
 
 ODD_TITLE = "Q3/Q4 plan: costs? <draft>"
 
@@ -39,25 +37,25 @@ ODD_TITLE = "Q3/Q4 plan: costs? <draft>"
 @pytest.fixture(scope="module")
 def source(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
-) -> Iterator[tuple[MemoryService, Built]]:
+) -> Iterator[tuple[Opened, Built]]:
     root = tmp_path_factory.mktemp("export-source")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
-        service = compose.create_vault(root / "source.cairn", PASSPHRASE, embedder=embedder)
+        service, vault = create_service(root / "source.cairn", embedder)
         built = export_vault.build(service, root)
         odd = service.write("Note", ODD_TITLE, "Costs for [[x]] are in the sheet.", dedup=False)
         service.link(odd.id, built.ada, "involves", scopes=["personal"])
-    yield service, built
+    yield Opened(service, vault), built
     service.close()
 
 
-def _new_vault(path: Path, embedder: MiniLMEmbedder) -> MemoryService:
-    return compose.create_vault(path, PASSPHRASE, embedder=embedder)
+def _new_vault(path: Path, embedder: MiniLMEmbedder) -> Opened:
+    return create_service(path, embedder)
 
 
-def _rows(service: MemoryService, kind: str) -> list[dict[str, Any]]:
-    scopes = service.scopes()
-    with service._vault.read() as conn:
+def _rows(opened: Opened, kind: str) -> list[dict[str, Any]]:
+    scopes = opened.service.scopes()
+    with opened.vault.read() as conn:
         return [
             jsonl_export.plain(kind, r) for r in export_rows.rows(conn, kind, scopes, whole=True)
         ]
@@ -82,16 +80,17 @@ def _every_byte(folder: Path) -> str:
 
 
 def test_an_import_gives_back_every_memory_link_and_version_field_by_field(
-    source: tuple[MemoryService, Built], tmp_path: Path, embedder: MiniLMEmbedder
+    source: tuple[Opened, Built], tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    service, built = source
+    (service, _), built = source
     first = service.export(tmp_path / "first", format="jsonl")
     assert first.file is not None
-    with _new_vault(tmp_path / "restored.cairn", embedder) as restored:
+    with _new_vault(tmp_path / "restored.cairn", embedder) as restored_opened:
+        restored = restored_opened.service
         report = restored.import_jsonl(first.file)
-        assert report.counts["node"] == len(_rows(service, "node"))
+        assert report.counts["node"] == len(_rows(source[0], "node"))
         for kind in jsonl_export.ROW_KINDS:
-            assert _rows(restored, kind) == _rows(service, kind), kind
+            assert _rows(restored_opened, kind) == _rows(source[0], kind), kind
         assert restored.scopes() == service.scopes()
         assert restored.settings() == service.settings()
         assert restored.watched_folders() == service.watched_folders()
@@ -99,12 +98,12 @@ def test_an_import_gives_back_every_memory_link_and_version_field_by_field(
         chain = [e.id for e in restored.history(built.fact_newest, scopes=BOTH).chain]
         assert chain == [e.id for e in service.history(built.fact_newest, scopes=BOTH).chain]
         assert chain[0] == built.fact_oldest and len(chain) == 3
-        [merged] = [r for r in _rows(service, "merged_id")]
+        [merged] = [r for r in _rows(source[0], "merged_id")]
         found = restored.get([merged["alias_id"]], scopes=BOTH, use=False)
         assert [d.node.id for d in found.nodes] == [merged["node_id"]]
         # Indexes made again: words, meaning (vectors re-embedded) and names.
         assert restored.vector_search_ready and report.embedded == report.counts["node"]
-        with restored._vault.read() as conn, service._vault.read() as old:
+        with restored_opened.vault.read() as conn, source[0].vault.read() as old:
             assert fulltext.indexed_count(conn) == fulltext.indexed_count(old)
             names = "SELECT count(*) FROM entity_names"
             assert conn.execute(names).fetchone()[0] == old.execute(names).fetchone()[0]
@@ -123,9 +122,9 @@ def test_an_import_gives_back_every_memory_link_and_version_field_by_field(
 
 
 def test_every_status_is_exported_and_the_file_ends_with_its_counts(
-    source: tuple[MemoryService, Built], tmp_path: Path
+    source: tuple[Opened, Built], tmp_path: Path
 ) -> None:
-    service, _ = source
+    (service, _), _ = source
     report = service.export(tmp_path / "out", format="jsonl")
     lines = _lines(Path(str(report.file)))
     assert lines[0]["kind"] == "header" and lines[0]["embedder"]
@@ -140,11 +139,11 @@ def test_every_status_is_exported_and_the_file_ends_with_its_counts(
 
 
 def test_an_import_into_a_vault_that_holds_memories_is_refused(
-    source: tuple[MemoryService, Built], tmp_path: Path, embedder: MiniLMEmbedder
+    source: tuple[Opened, Built], tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    service, _ = source
+    (service, _), _ = source
     report = service.export(tmp_path / "out", format="jsonl")
-    with _new_vault(tmp_path / "busy.cairn", embedder) as busy:
+    with _new_vault(tmp_path / "busy.cairn", embedder) as (busy, _):
         busy.write("Note", "Already here", "A memory of its own.")
         with pytest.raises(InvalidRequest, match=r"already holds 1 memories.*new vault"):
             busy.import_jsonl(str(report.file))
@@ -162,13 +161,13 @@ def test_an_import_into_a_vault_that_holds_memories_is_refused(
     ],
 )
 def test_a_damaged_file_is_refused_by_line_and_nothing_is_kept(
-    source: tuple[MemoryService, Built],
+    source: tuple[Opened, Built],
     tmp_path: Path,
     embedder: MiniLMEmbedder,
     damage: str,
     message: str,
 ) -> None:
-    service, _ = source
+    (service, _), _ = source
     report = service.export(tmp_path / "out", format="jsonl")
     lines = Path(str(report.file)).read_text(encoding="utf-8").splitlines()
     if damage == "cut":
@@ -187,10 +186,10 @@ def test_a_damaged_file_is_refused_by_line_and_nothing_is_kept(
         lines[at] = json.dumps({"kind": "setting", "key": "memory.nonsense", "value": 1})
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with _new_vault(tmp_path / "target.cairn", embedder) as target:
+    with _new_vault(tmp_path / "target.cairn", embedder) as (target, target_vault):
         with pytest.raises(ImportRejected, match=message):
             target.import_jsonl(damaged)
-        with target._vault.read() as conn:
+        with target_vault.read() as conn:
             assert export_rows.memories_other_than(conn, SENTINEL_ID) == 0
         assert target.scopes() == ["personal"]
         assert [r["kind"] for r in target.export_receipts().receipts] == ["create"]
@@ -200,7 +199,7 @@ def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path, embedder: MiniL
     other = tmp_path / "other.jsonl"
     other.write_text('{"kind": "note", "text": "hello"}\n', encoding="utf-8")
     with (
-        _new_vault(tmp_path / "target.cairn", embedder) as target,
+        _new_vault(tmp_path / "target.cairn", embedder) as (target, _),
         pytest.raises(ImportRejected, match="not a Cairn JSON Lines export"),
     ):
         target.import_jsonl(other)
@@ -211,9 +210,9 @@ def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path, embedder: MiniL
 
 @pytest.mark.parametrize("fmt", ["jsonl", "markdown"])
 def test_an_export_of_one_scope_holds_nothing_of_another(
-    source: tuple[MemoryService, Built], tmp_path: Path, fmt: str
+    source: tuple[Opened, Built], tmp_path: Path, fmt: str
 ) -> None:
-    service, built = source
+    (service, _), built = source
     whole = _every_byte(Path(service.export(tmp_path / "whole", format=fmt).path))
     assert "QUARTZFALCON" in whole and built.secret in whole  # so the check below means it
     report = service.export(tmp_path / "personal", format=fmt, scopes=["personal"])
@@ -240,9 +239,9 @@ def test_an_export_of_one_scope_holds_nothing_of_another(
 
 @pytest.mark.parametrize("fmt", ["jsonl", "markdown"])
 def test_an_export_is_owner_only_whatever_the_umask(
-    source: tuple[MemoryService, Built], tmp_path: Path, fmt: str
+    source: tuple[Opened, Built], tmp_path: Path, fmt: str
 ) -> None:
-    service, _ = source
+    (service, _), _ = source
     (tmp_path / "exports").mkdir()
     old = os.umask(0)  # the modes must come from the export, not from a careful umask
     try:
@@ -260,10 +259,8 @@ def test_an_export_is_owner_only_whatever_the_umask(
     assert [p.name for p in (tmp_path / "exports").iterdir()] == ["out"]
 
 
-def test_an_export_never_writes_over_anything(
-    source: tuple[MemoryService, Built], tmp_path: Path
-) -> None:
-    service, _ = source
+def test_an_export_never_writes_over_anything(source: tuple[Opened, Built], tmp_path: Path) -> None:
+    (service, _), _ = source
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "mine.txt").write_text("keep me", encoding="utf-8")
@@ -281,10 +278,10 @@ def test_an_export_never_writes_over_anything(
 
 @pytest.mark.parametrize("fmt", ["jsonl", "markdown"])
 def test_an_export_that_cannot_be_finished_leaves_nothing(
-    source: tuple[MemoryService, Built], tmp_path: Path, fmt: str
+    source: tuple[Opened, Built], tmp_path: Path, fmt: str
 ) -> None:
     """Files may grow to 256 bytes only (as on a full disk, the write fails half-way)."""
-    service, _ = source
+    (service, _), _ = source
     before = {p.name for p in tmp_path.iterdir()}
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of a kill
@@ -303,9 +300,9 @@ def test_an_export_that_cannot_be_finished_leaves_nothing(
 
 
 def test_the_notes_ingest_reads_a_markdown_export_back_with_titles_and_links(
-    source: tuple[MemoryService, Built], tmp_path: Path, embedder: MiniLMEmbedder
+    source: tuple[Opened, Built], tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    service, built = source
+    (service, _), built = source
     report = service.export(tmp_path / "notes", format="markdown", scopes=["personal"])
     folder = Path(report.path)
     odd = folder / f"{safe_stem(ODD_TITLE)}.md"
@@ -319,7 +316,7 @@ def test_the_notes_ingest_reads_a_markdown_export_back_with_titles_and_links(
     looms = (folder / "Looms.md").read_text(encoding="utf-8")
     assert "## Passages" in looms and "*lines 5–7 · Looms › Cards*" in looms
 
-    with _new_vault(tmp_path / "read-back.cairn", embedder) as reader:
+    with _new_vault(tmp_path / "read-back.cairn", embedder) as (reader, _):
         ingested = reader.ingest(IngestRequest.of([folder]))
         assert not [o for o in ingested.files if o.error], ingested.files
         titles: dict[str, str] = {}

@@ -13,16 +13,17 @@ import pytest
 from cairn.app.clock import new_id, now_iso
 from cairn.app.service import MemoryService
 from cairn.storage import export_rows, graph_rows
+from cairn.storage.vault import Vault
 
 COUNT = 4_000
 BODY = 4_000
 LIMIT = 6 * 1024 * 1024  # holding the text alone would take 16 MB
 
 
-def _fill(service: MemoryService) -> None:
+def _fill(vault: Vault) -> None:
     at = now_iso()
     previous = None
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         for number in range(COUNT):
             node_id = new_id()
             words = f"memory {number} " + "lorem ipsum dolor sit amet " * (BODY // 27)
@@ -42,9 +43,9 @@ def _fill(service: MemoryService) -> None:
 
 @pytest.mark.parametrize("fmt", ["jsonl", "markdown"])
 def test_an_export_of_thousands_of_memories_streams(
-    service: MemoryService, tmp_path: Path, fmt: str
+    service: MemoryService, vault: Vault, tmp_path: Path, fmt: str
 ) -> None:
-    _fill(service)
+    _fill(vault)
     tracemalloc.start()
     try:
         report = service.export(tmp_path / "out", format=fmt)

@@ -21,11 +21,11 @@ from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest
 from cairn.app.portability.jsonl_import import ImportRejected
-from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app.portability import import_corpus
 from tests.app.portability.import_cases import CASES
 from tests.app.portability.import_corpus import Case, file_bytes, lines_of, names_line
-from tests.conftest import PASSPHRASE
+from tests.conftest import PASSPHRASE, Opened, create_service
 
 # What a refusal says to do about it.
 WHAT_TO_DO = r"export again from the original vault|Export with `cairn export|Update Cairn"
@@ -46,17 +46,17 @@ def export(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder) -
 @pytest.fixture(scope="module")
 def target(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedder
-) -> Iterator[tuple[MemoryService, dict[str, Any]]]:
+) -> Iterator[tuple[Opened, dict[str, Any]]]:
     """One new vault every refusal must leave as it was, and what it holds."""
     root = tmp_path_factory.mktemp("import-target")
-    service = compose.create_vault(root / "target.cairn", PASSPHRASE, embedder=embedder)
-    yield service, held(service)
+    service, vault = create_service(root / "target.cairn", embedder)
+    yield Opened(service, vault), held(vault)
     service.close()
 
 
-def held(service: MemoryService) -> dict[str, Any]:
+def held(vault: Vault) -> dict[str, Any]:
     """Everything an import could have written: every row of every table it writes."""
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         tables = [
             row[0]
             for row in conn.execute(
@@ -104,10 +104,10 @@ def test_the_corpus_holds_every_kind_of_damage() -> None:
 def test_a_malformed_import_is_refused_by_line_and_field_and_nothing_is_kept(
     case: Case,
     export: Path,
-    target: tuple[MemoryService, dict[str, Any]],
+    target: tuple[Opened, dict[str, Any]],
     tmp_path: Path,
 ) -> None:
-    service, before = target
+    (service, vault), before = target
     file, line = damaged_file(case, export, tmp_path)
     with pytest.raises(ImportRejected) as refused:
         service.import_jsonl(file)
@@ -115,7 +115,7 @@ def test_a_malformed_import_is_refused_by_line_and_field_and_nothing_is_kept(
     assert re.search(case.says, message), message
     assert names_line(message, line, case.field), (line, case.field, message)
     assert re.search(WHAT_TO_DO, message), message
-    assert held(service) == before
+    assert held(vault) == before
 
 
 SAMPLE = [
@@ -159,8 +159,8 @@ def test_damage_at_random_gets_a_sentence_or_a_whole_import(
     """``ROUNDS`` random damages (``CAIRN_CRASH_SEED`` replays a run's choices)."""
     rng = random.Random(SEED)
     lines = lines_of(export)
-    service = compose.create_vault(tmp_path / "t0.cairn", PASSPHRASE, embedder=embedder)
-    before = held(service)
+    service, vault = create_service(tmp_path / "t0.cairn", embedder)
+    before = held(vault)
     accepted = 0
     try:
         for round_ in range(ROUNDS):
@@ -170,7 +170,7 @@ def test_damage_at_random_gets_a_sentence_or_a_whole_import(
                 service.import_jsonl(file)
             except InvalidRequest as refused:
                 assert str(refused).startswith(str(file)), (SEED, round_, str(refused))
-                assert held(service) == before, (SEED, round_)
+                assert held(vault) == before, (SEED, round_)
                 continue
             # Still a valid export (a flipped letter of a body): then it came in whole.
             accepted += 1
@@ -179,10 +179,8 @@ def test_damage_at_random_gets_a_sentence_or_a_whole_import(
             for memory in service.list_memories(scopes=scopes, limit=100):
                 assert service.get([memory.id], scopes=scopes).nodes, (SEED, round_)
             service.close()
-            service = compose.create_vault(
-                tmp_path / f"t{round_ + 1}.cairn", PASSPHRASE, embedder=embedder
-            )
-            before = held(service)
+            service, vault = create_service(tmp_path / f"t{round_ + 1}.cairn", embedder)
+            before = held(vault)
     finally:
         service.close()
     assert accepted < ROUNDS, SEED  # the damage did damage

@@ -169,7 +169,7 @@ def test_the_person_decides_a_proposal(service: MemoryService, three: dict[str, 
 
 
 def test_opening_and_linking_count_as_use_and_postpone_fading(
-    service: MemoryService, three: dict[str, str]
+    service: MemoryService, vault: Vault, three: dict[str, str]
 ) -> None:
     ephemeral = three["ephemeral"]
     assert _node(service, ephemeral)["access_count"] == 0
@@ -181,7 +181,7 @@ def test_opening_and_linking_count_as_use_and_postpone_fading(
     assert _node(service, three["normal"])["access_count"] == 1
     # Without use it has faded by day 8; a use on day 6 keeps it.
     assert [p.id for p in service.retention_proposals(scopes=ALL, now=_later(8))] == [ephemeral]
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         service._retention.reinforce(conn, [ephemeral], _later(6))
     assert float(_node(service, ephemeral)["stability"]) > BANDS["ephemeral"].default_stability  # type: ignore[arg-type]
     assert service.retention_proposals(scopes=ALL, now=_later(8)) == []
@@ -212,9 +212,9 @@ def test_the_graph_servers_reads_are_not_uses(
 
 
 def test_memories_from_before_the_supervisor_get_labelled_by_the_pass(
-    service: MemoryService, three: dict[str, str]
+    service: MemoryService, vault: Vault, three: dict[str, str]
 ) -> None:
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("UPDATE nodes SET retention_label = NULL WHERE scope = 'personal'")
         conn.execute("DELETE FROM retention_log")
     assert service.run_retention(dry_run=True).labelled == 0

@@ -10,16 +10,15 @@ from cairn.app.ingestion.request import IngestRequest
 from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
 from cairn.storage import graph_rows
+from cairn.storage.vault import Vault
 
 ALL = ["personal"]
 SESSION = "Ines, 3:10 pm on 4 March, 2024"
 OTHER_SESSION = "Ines, 9:40 am on 2 June, 2024"
 
 
-def _surroundings(
-    service: MemoryService, ids: list[str]
-) -> tuple[dict[str, list[str]], dict[str, object]]:
-    with service._vault.read() as conn:
+def _surroundings(vault: Vault, ids: list[str]) -> tuple[dict[str, list[str]], dict[str, object]]:
+    with vault.read() as conn:
         rows = graph_rows.nodes_by_ids(conn, ids, ALL)
         seq_of = {row["id"]: row["seq"] for row in rows}
         id_of = {seq: node_id for node_id, seq in seq_of.items()}
@@ -33,16 +32,17 @@ def _surroundings(
 
 def test_notes_that_only_share_how_they_arrived_are_not_a_document(
     service: MemoryService,
+    vault: Vault,
 ) -> None:
     first = service.write("Note", "Kiln", "Cone 6 for the stoneware.", source="cli").node
     second = service.write("Note", "Bike lock", "The code is 3-1-4.", source="cli").node
     assert first is not None and second is not None
-    neighbours, groups = _surroundings(service, [first.id, second.id])
+    neighbours, groups = _surroundings(vault, [first.id, second.id])
     assert groups == {} and neighbours == {}
 
 
 def test_the_passages_of_one_file_are_a_group_and_neighbours(
-    service: MemoryService, tmp_path: Path
+    service: MemoryService, vault: Vault, tmp_path: Path
 ) -> None:
     sections = [
         f"## Part {n}\n\n"
@@ -57,7 +57,7 @@ def test_the_passages_of_one_file_are_a_group_and_neighbours(
     passages = sorted(found, key=lambda node: node.recorded_at)
     assert len(passages) >= 3
     ids = [p.id for p in passages]
-    neighbours, groups = _surroundings(service, ids)
+    neighbours, groups = _surroundings(vault, ids)
     assert len(set(groups.values())) == 1 and set(groups) == set(ids)
     middle = ids[1]
     assert set(neighbours[middle]) == {ids[0], ids[2]}
@@ -65,11 +65,12 @@ def test_the_passages_of_one_file_are_a_group_and_neighbours(
 
 def test_the_lines_of_one_dated_session_are_a_group_apart_from_another(
     service: MemoryService,
+    vault: Vault,
 ) -> None:
     asked = service.write("Note", SESSION, "Ines: What games did you play at the party?").node
     answer = service.write("Note", SESSION, "Maya: Some fun ones like charades.").node
     later = service.write("Note", OTHER_SESSION, "Maya: We played charades again.").node
     assert asked is not None and answer is not None and later is not None
-    neighbours, groups = _surroundings(service, [asked.id, answer.id, later.id])
+    neighbours, groups = _surroundings(vault, [asked.id, answer.id, later.id])
     assert groups[asked.id] == groups[answer.id] != groups[later.id]
     assert neighbours[answer.id] == [asked.id]  # the next line is of another session

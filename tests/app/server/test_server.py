@@ -18,7 +18,7 @@ import pytest
 from cairn.app.cli.main import main
 from cairn.app.server.http_server import GraphServer, ServeOptions, ServerRefused
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import tokens
+from cairn.storage import vault as storage_vault
 from tests.app.server.server_probe import running, serve_child
 from tests.conftest import PASSPHRASE
 
@@ -54,8 +54,8 @@ def filled(service: MemoryService) -> Vault:
     ).node
     assert person and note and work
     service.link(note.id, person.id, "involves", scopes=["personal"])
-    _, personal = tokens.create(service._vault, ["personal"], service.scopes(), name="p")
-    _, work_secret = tokens.create(service._vault, ["work"], service.scopes(), name="w")
+    _, personal = service.create_token(["personal"], name="p")
+    _, work_secret = service.create_token(["work"], name="w")
     return Vault(person.id, note.id, work.id, personal, work_secret)
 
 
@@ -90,7 +90,7 @@ def ask(
 def test_refuses_a_non_loopback_address_without_a_token(service: MemoryService) -> None:
     with pytest.raises(ServerRefused, match="cairn token create"):
         GraphServer(service, ServeOptions(host="0.0.0.0", port=0))
-    tokens.create(service._vault, ["personal"], service.scopes())
+    service.create_token(["personal"])
     with pytest.raises(ServerRefused, match=r"127\.0\.0\.1 only"):
         GraphServer(
             service,
@@ -203,10 +203,10 @@ def test_a_request_without_a_good_token_is_refused(
     assert "cairn token create" in answer.json()["message"]
     assert ask(server, "/v1/search?q=garden", token="not-a-token").status == 401
     assert ask(server, "/v1/health").json() == {"status": "ok", "read_only": True}
-    token = tokens.verify(service._vault, filled.personal)
+    token = service.verify_token(filled.personal)
     assert token is not None
     assert ask(server, "/v1/stats", token=filled.personal).status == 200
-    tokens.revoke(service._vault, token.id)
+    service.revoke_token(token.id)
     assert ask(server, "/v1/stats", token=filled.personal).status == 401
 
 
@@ -264,7 +264,7 @@ def test_node_neighbours_and_stats(
 
 
 def test_exports_parse_and_hold_the_nodes(
-    server: GraphServer, filled: Vault, service: MemoryService
+    server: GraphServer, filled: Vault, service: MemoryService, vault: storage_vault.Vault
 ) -> None:
     graph = ask(server, "/v1/graph", token=filled.personal).json()
     assert {node["id"] for node in graph["nodes"]} == {filled.person, filled.note}
@@ -281,7 +281,7 @@ def test_exports_parse_and_hold_the_nodes(
     assert sub_xml.status == 404  # the person is not in the work token's scopes
     wrong = ask(server, "/v1/graph?format=csv", token=filled.personal)
     assert wrong.status == 400 and "graphml" in wrong.json()["message"]
-    with service._vault.read() as conn:  # read only: no layout was made or cached
+    with vault.read() as conn:  # read only: no layout was made or cached
         assert conn.execute("SELECT count(*) FROM graph_layouts").fetchone()[0] == 0
 
 

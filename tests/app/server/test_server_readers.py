@@ -15,6 +15,7 @@ import pytest
 from cairn.app.server import http_server as server_module
 from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from tests.app.server.server_probe import running
 
 CLIENTS = 8
@@ -40,14 +41,14 @@ def _search(conn: http.client.HTTPConnection, server: GraphServer, secret: str) 
     return response.status
 
 
-def _readers(service: MemoryService) -> dict[int, Any]:
+def _readers(vault: Vault) -> dict[int, Any]:
     """The vault's read connections by thread, for threads of the server's reader pool."""
     pool = {t.ident for t in threading.enumerate() if t.name.startswith("cairn-serve")}
-    return {ident: conn for ident, conn in service._vault._readers.items() if ident in pool}
+    return {ident: conn for ident, conn in vault._readers.items() if ident in pool}
 
 
 def test_many_clients_share_a_few_read_only_connections_that_stay_open(
-    service: MemoryService, server: GraphServer, secret: str
+    service: MemoryService, vault: Vault, server: GraphServer, secret: str
 ) -> None:
     statuses: list[int] = []
 
@@ -65,7 +66,7 @@ def test_many_clients_share_a_few_read_only_connections_that_stay_open(
     for thread in threads:
         thread.join(timeout=60)
     assert statuses == [200] * CLIENTS * 3
-    first = _readers(service)
+    first = _readers(vault)
     assert 1 <= len(first) <= server_module.READERS
     for conn in first.values():
         assert conn.execute("PRAGMA query_only").fetchone()[0] == 1
@@ -74,7 +75,7 @@ def test_many_clients_share_a_few_read_only_connections_that_stay_open(
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
         assert _search(conn, server, secret) == 200
         conn.close()
-    later = _readers(service)
+    later = _readers(vault)
     assert set(later) <= set(first)
     assert all(later[ident] is first[ident] for ident in later)
 

@@ -9,65 +9,68 @@ import pytest
 from cairn.app.errors import InvalidRequest, UnknownScope
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import tokens
+from cairn.storage.vault import Vault
 from tests.app.cli_runner import Cli
 
 
-def _table(service: MemoryService) -> list[dict[str, object]]:
-    with service._vault.read() as conn:
+def _table(vault: Vault) -> list[dict[str, object]]:
+    with vault.read() as conn:
         return [dict(row) for row in conn.execute("SELECT * FROM api_tokens")]
 
 
-def test_only_the_hash_of_the_secret_is_stored(service: MemoryService) -> None:
-    token, secret = tokens.create(service._vault, ["personal"], service.scopes(), name="agent")
-    rows = _table(service)
+def test_only_the_hash_of_the_secret_is_stored(service: MemoryService, vault: Vault) -> None:
+    token, secret = tokens.create(vault, ["personal"], service.scopes(), name="agent")
+    rows = _table(vault)
     assert len(rows) == 1 and rows[0]["id"] == token.id
     assert all(secret not in str(value) for value in rows[0].values())
     assert rows[0]["secret_sha256"] != secret and len(str(rows[0]["secret_sha256"])) == 64
-    assert tokens.verify(service._vault, secret) == token
-    assert tokens.verify(service._vault, secret + "x") is None
-    assert tokens.verify(service._vault, str(rows[0]["secret_sha256"])) is None
+    assert tokens.verify(vault, secret) == token
+    assert tokens.verify(vault, secret + "x") is None
+    assert tokens.verify(vault, str(rows[0]["secret_sha256"])) is None
 
 
-def test_each_token_has_its_own_secret_and_scopes(service: MemoryService) -> None:
+def test_each_token_has_its_own_secret_and_scopes(service: MemoryService, vault: Vault) -> None:
     service.add_scope("work")
-    first, secret1 = tokens.create(service._vault, ["personal"], service.scopes())
-    second, secret2 = tokens.create(service._vault, ["work", "personal"], service.scopes())
+    first, secret1 = tokens.create(vault, ["personal"], service.scopes())
+    second, secret2 = tokens.create(vault, ["work", "personal"], service.scopes())
     assert secret1 != secret2
-    assert tokens.verify(service._vault, secret1).scopes == ["personal"]  # type: ignore[union-attr]
-    assert tokens.verify(service._vault, secret2).scopes == ["work", "personal"]  # type: ignore[union-attr]
-    assert [t.id for t in tokens.listed(service._vault)] == [first.id, second.id]
+    assert tokens.verify(vault, secret1).scopes == ["personal"]  # type: ignore[union-attr]
+    assert tokens.verify(vault, secret2).scopes == ["work", "personal"]  # type: ignore[union-attr]
+    assert [t.id for t in tokens.listed(vault)] == [first.id, second.id]
 
 
-def test_a_revoked_token_is_refused_and_listed_as_revoked(service: MemoryService) -> None:
-    token, secret = tokens.create(service._vault, ["personal"], service.scopes())
-    revoked = tokens.revoke(service._vault, token.id)
-    assert revoked.revoked and tokens.verify(service._vault, secret) is None
-    assert tokens.listed(service._vault)[0].revoked_at == revoked.revoked_at
-    assert not tokens.any_live(service._vault)
+def test_a_revoked_token_is_refused_and_listed_as_revoked(
+    service: MemoryService, vault: Vault
+) -> None:
+    token, secret = tokens.create(vault, ["personal"], service.scopes())
+    revoked = tokens.revoke(vault, token.id)
+    assert revoked.revoked and tokens.verify(vault, secret) is None
+    assert tokens.listed(vault)[0].revoked_at == revoked.revoked_at
+    assert not tokens.any_live(vault)
     with pytest.raises(tokens.TokenNotFound, match="cairn token list"):
-        tokens.revoke(service._vault, "01NOSUCHTOKEN")
+        tokens.revoke(vault, "01NOSUCHTOKEN")
 
 
-def test_unknown_or_missing_scopes_are_refused(service: MemoryService) -> None:
+def test_unknown_or_missing_scopes_are_refused(service: MemoryService, vault: Vault) -> None:
     with pytest.raises(UnknownScope, match="cairn scope add health"):
-        tokens.create(service._vault, ["health"], service.scopes())
+        tokens.create(vault, ["health"], service.scopes())
     with pytest.raises(InvalidRequest, match="at least one scope"):
-        tokens.create(service._vault, [" ", ""], service.scopes())
-    assert _table(service) == []
+        tokens.create(vault, [" ", ""], service.scopes())
+    assert _table(vault) == []
 
 
-def test_cli_creates_lists_and_revokes(service: MemoryService, cli: Cli) -> None:
+def test_cli_creates_lists_and_revokes(service: MemoryService, vault: Vault, cli: Cli) -> None:
     out, _ = cli("token", "create", "--scopes", "personal", "--name", "notes agent")
     secret = out.splitlines()[1]
     assert "not stored" in out
-    token = tokens.verify(service._vault, secret)
+    token = tokens.verify(vault, secret)
     assert token is not None and token.name == "notes agent"
     out, _ = cli("token", "list", "--json")
     listed = json.loads(out)
     assert [t["id"] for t in listed] == [token.id] and "secret" not in listed[0]
     assert secret not in out
     cli("token", "revoke", token.id)
-    assert tokens.verify(service._vault, secret) is None
+    assert tokens.verify(vault, secret) is None
     out, _ = cli("token", "list")
     assert "revoked" in out
 

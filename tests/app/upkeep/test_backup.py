@@ -27,7 +27,7 @@ from cairn.app.upkeep import backups
 from cairn.storage import sentinel
 from cairn.storage.keys import SQLITE_PLAINTEXT_HEADER
 from cairn.storage.vault import Vault
-from tests.conftest import PASSPHRASE
+from tests.conftest import PASSPHRASE, create_service, open_service
 
 WORD = "Quixotrombone"  # appears nowhere but in what these tests write
 
@@ -349,8 +349,7 @@ def test_a_backup_killed_while_writing_leaves_a_partial_that_the_next_one_remove
     cli, tmp_path: Path, vault_path: Path
 ) -> None:
     # Large enough that the copy takes a good part of a second to write.
-    filled = compose.create_vault(vault_path, PASSPHRASE, with_embedder=False)
-    with filled, filled._vault.write() as conn:
+    with create_service(vault_path, None) as (_, filled), filled.write() as conn:
         for i in range(400):
             conn.execute(
                 "INSERT INTO settings(key, value) VALUES (?, json_quote(?))",
@@ -438,8 +437,10 @@ def test_restore_refuses_a_vault_that_is_open(
 # -- the sentinel ---------------------------------------------------------------------------------
 
 
-def test_every_new_vault_holds_the_sentinel_and_shows_it_nowhere(service: MemoryService) -> None:
-    with service._vault.read() as conn:
+def test_every_new_vault_holds_the_sentinel_and_shows_it_nowhere(
+    service: MemoryService, vault: Vault
+) -> None:
+    with vault.read() as conn:
         assert sentinel.present(conn)
     scopes = service.scopes()
     assert scopes == ["personal"]
@@ -467,7 +468,7 @@ def test_every_new_vault_holds_the_sentinel_and_shows_it_nowhere(service: Memory
         service.add_scope(sentinel.ENGINE_SCOPE)
     # Not indexed, so neither the index check nor vector search counts it missing.
     assert service.verify().ok and service.vector_search_ready
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         assert sentinel.present(conn)
 
 
@@ -477,7 +478,7 @@ def test_a_vault_made_before_the_sentinel_gets_it_when_opened(vault_path: Path) 
         conn.execute("DROP TRIGGER sentinel_never_deleted")
         conn.execute("DELETE FROM nodes WHERE id = ?", (sentinel.SENTINEL_ID,))
         assert not sentinel.present(conn)
-    with compose.open_vault(vault_path, PASSPHRASE, with_embedder=False) as svc:
-        with svc._vault.read() as conn:
+    with open_service(vault_path, None) as (svc, opened):
+        with opened.read() as conn:
             assert sentinel.present(conn)
         assert svc.scopes() == ["personal"]

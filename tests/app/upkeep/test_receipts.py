@@ -10,61 +10,62 @@ from hypothesis import strategies as st
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import receipts
 from cairn.storage import records
+from cairn.storage.vault import Vault
 
 ALL = ["personal"]
 
 
-def _rows(service: MemoryService) -> list[dict]:
-    with service._vault.read() as conn:
+def _rows(vault: Vault) -> list[dict]:
+    with vault.read() as conn:
         return records.receipts(conn)
 
 
-def test_every_change_appends_a_receipt(service: MemoryService) -> None:
-    before = len(_rows(service))
+def test_every_change_appends_a_receipt(service: MemoryService, vault: Vault) -> None:
+    before = len(_rows(vault))
     a = service.write("Person", "Ida North").node
     b = service.write("Note", "Met Ida", "Coffee at the station.").node
     service.link(b.id, a.id, "mentions", scopes=ALL)
     service.archive(b.id, scopes=ALL)
     service.inbox_capture("remember the umbrella")
-    kinds = [row["kind"] for row in _rows(service)[before:]]
+    kinds = [row["kind"] for row in _rows(vault)[before:]]
     assert kinds == ["write", "write", "link", "archive", "inbox"]
     assert service.verify().ok
 
 
-def test_receipts_carry_no_text_titles_or_ids(service: MemoryService) -> None:
+def test_receipts_carry_no_text_titles_or_ids(service: MemoryService, vault: Vault) -> None:
     node = service.write("Note", "Zanzibar holiday", "Flights on the 3rd of May.").node
     service.inbox_capture("Zanzibar visa")
-    for row in _rows(service):
+    for row in _rows(vault):
         flat = json.dumps(row)
         assert "Zanzibar" not in flat
         assert node.id not in flat
         assert all(isinstance(v, int) for v in json.loads(row["counts"]).values())
 
 
-def test_an_altered_receipt_is_detected(service: MemoryService) -> None:
+def test_an_altered_receipt_is_detected(service: MemoryService, vault: Vault) -> None:
     for i in range(3):
         service.write("Note", f"note {i}")
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("UPDATE receipts SET counts = '{\"nodes\":5}' WHERE seq = 2")
     report = service.verify()
     assert not report.ok
     assert report.receipts["problem"] == "receipt 2 was altered"
 
 
-def test_a_removed_receipt_is_detected(service: MemoryService) -> None:
+def test_a_removed_receipt_is_detected(service: MemoryService, vault: Vault) -> None:
     for i in range(3):
         service.write("Note", f"note {i}")
-    with service._vault.write() as conn:
+    with vault.write() as conn:
         conn.execute("DELETE FROM receipts WHERE seq = 2")
     report = service.verify()
     assert not report.ok
     assert "does not follow" in report.receipts["problem"]
 
 
-def test_a_reordered_chain_is_detected(service: MemoryService) -> None:
+def test_a_reordered_chain_is_detected(service: MemoryService, vault: Vault) -> None:
     for i in range(2):
         service.write("Note", f"note {i}")
-    rows = _rows(service)
+    rows = _rows(vault)
     rows[1], rows[2] = rows[2], rows[1]
     assert not receipts.verify(rows).ok
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
+from cairn.storage.vault import Vault
 from cairn.ui.lock.autolock import MS_PER_MINUTE, AutoLock
 from cairn.ui.settings.preferences import DEFAULT_AUTOLOCK_MINUTES, Preferences
 from cairn.ui.shell.session import Session
@@ -17,15 +18,14 @@ def test_the_default_is_ten_minutes(tmp_path) -> None:
     assert Preferences(tmp_path / "prefs.ini").autolock_minutes() == DEFAULT_AUTOLOCK_MINUTES == 10
 
 
-def test_it_locks_after_the_idle_time(qtbot, open_session: Session) -> None:
-    service = open_session.service
+def test_it_locks_after_the_idle_time(qtbot, open_session: Session, session_vault: Vault) -> None:
     autolock = AutoLock(open_session, minutes=10)
     assert autolock.interval_ms == 10 * MS_PER_MINUTE and autolock.timer.isActive()
     autolock.set_interval_ms(IDLE_MS)
     with qtbot.waitSignal(open_session.locked, timeout=5_000):
         pass
     assert open_session.service is None
-    assert service._vault._closed  # the connections are closed and the key dropped
+    assert session_vault.closed  # the connections are closed and the key dropped
     assert not autolock.timer.isActive()
     autolock.stop_watching()
 

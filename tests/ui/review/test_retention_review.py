@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from cairn.app.service import MemoryService
+from cairn.storage.vault import Vault
 from cairn.ui.review.panel import ReviewPanel
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.session import Session
@@ -14,11 +15,11 @@ ALL = ["personal"]
 WAIT_MS = 15_000
 
 
-def _faded_note(service: MemoryService, title: str) -> str:
+def _faded_note(service: MemoryService, vault: Vault, title: str) -> str:
     node = service.write("Note", title).node
     assert node is not None and node.retention_label == "ephemeral"
     then = (datetime.now(UTC) - timedelta(days=30)).isoformat(timespec="microseconds")
-    with service._vault.write() as conn:  # as if written a month ago and never opened
+    with vault.write() as conn:  # as if written a month ago and never opened
         conn.execute("UPDATE nodes SET recorded_at = ? WHERE id = ?", (then, node.id))
     return node.id
 
@@ -29,10 +30,12 @@ def _panel(qtbot, session: Session) -> ReviewPanel:
     return panel
 
 
-def test_the_scheduled_pass_proposes_and_the_panel_archives(qtbot, open_session: Session) -> None:
+def test_the_scheduled_pass_proposes_and_the_panel_archives(
+    qtbot, open_session: Session, session_vault: Vault
+) -> None:
     service = open_session.service
     assert service is not None
-    parked = _faded_note(service, "Parked on level 3 today")
+    parked = _faded_note(service, session_vault, "Parked on level 3 today")
     schedule = RetentionSchedule(open_session, first_pass_ms=10)
     with qtbot.waitSignal(schedule.passed, timeout=WAIT_MS) as passed:
         pass
@@ -52,11 +55,11 @@ def test_the_scheduled_pass_proposes_and_the_panel_archives(qtbot, open_session:
 
 
 def test_keep_takes_it_off_the_list_and_locking_stops_the_schedule(
-    qtbot, open_session: Session
+    qtbot, open_session: Session, session_vault: Vault
 ) -> None:
     service = open_session.service
     assert service is not None
-    lunch = _faded_note(service, "Lunch at the noodle bar today")
+    lunch = _faded_note(service, session_vault, "Lunch at the noodle bar today")
     panel = _panel(qtbot, open_session)
     qtbot.waitUntil(lambda: panel.section_counts().get("retention") == 1, timeout=WAIT_MS)
     assert panel.select(f"fade:{lunch}")
@@ -71,7 +74,7 @@ def test_keep_takes_it_off_the_list_and_locking_stops_the_schedule(
 
 
 def test_the_window_runs_the_pass_and_says_what_auto_mode_archived(
-    qtbot, open_session: Session
+    qtbot, open_session: Session, session_vault: Vault
 ) -> None:
     from cairn.ui.settings.preferences import Preferences
     from cairn.ui.shell.main_window import MainWindow
@@ -79,7 +82,7 @@ def test_the_window_runs_the_pass_and_says_what_auto_mode_archived(
     service = open_session.service
     assert service is not None
     service.change_setting("retention_mode", "auto")
-    parked = _faded_note(service, "Parked on level 3 today")
+    parked = _faded_note(service, session_vault, "Parked on level 3 today")
     window = MainWindow(open_session, Preferences())
     qtbot.addWidget(window)
     assert window.retention_schedule.next_pass_in_ms > 0  # scheduled after the unlock

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from cairn.storage.vault import Vault
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.session import Session
 
@@ -28,10 +29,12 @@ def test_a_capture_lands_in_the_inbox(qtbot, open_session: Session) -> None:
     assert dialog.text.toPlainText() == ""
 
 
-def test_a_failed_capture_keeps_the_text_and_says_why(qtbot, open_session: Session) -> None:
+def test_a_failed_capture_keeps_the_text_and_says_why(
+    qtbot, open_session: Session, session_vault: Vault
+) -> None:
     dialog = QuickCaptureDialog(open_session)
     qtbot.addWidget(dialog)
-    open_session.service._vault.close()  # the file is gone from under the window
+    session_vault.close()  # the file is gone from under the window
     qtbot.keyClicks(dialog.text, "a thought worth keeping")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.notice.isVisibleTo(dialog))
