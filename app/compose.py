@@ -214,7 +214,7 @@ def wire(
     retention = writer.retention  # the supervisor: labels, uses, its pass, log
     review = Review(vault, pack, space, writer)
     history = HistoryKeeper(vault, pack, space)
-    recall = Recall(vault, pack, space, scopes, review, retention)
+    recall = Recall(vault, pack, space, scopes, retention)
     upkeep = Upkeep(vault, pack, space)
     return MemoryService(
         vault=vault,

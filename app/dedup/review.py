@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, cast
 
 from cairn.app.clock import now_iso
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
 from cairn.app.models import (
-    AwaitingReview,
-    GetResponse,
     MemoryPreview,
     Node,
     NodeStatus,
@@ -69,21 +66,6 @@ class Review:
             ids = list({i for row in rows for i in (row["node_id"], row["other_id"])})
             nodes = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, ids, scopes)}
         return [_item(row, nodes) for row in rows]
-
-    def marked(self, got: GetResponse, scopes: list[str]) -> GetResponse:
-        """``got`` with each memory that awaits review marked (its item, the memory it may
-        repeat, and why), all read at once."""
-        if not got.nodes:
-            return got
-        with self._vault.read() as conn:
-            waiting = dedup_rows.awaiting_review(conn, [d.node.id for d in got.nodes], scopes)
-        if not waiting:
-            return got
-        nodes = [
-            replace(d, awaiting_review=_awaiting(waiting[d.node.id])) if d.node.id in waiting else d
-            for d in got.nodes
-        ]
-        return GetResponse(nodes, got.missing)
 
     def count(self, scopes: list[str]) -> int:
         with self._vault.read() as conn:
@@ -215,10 +197,6 @@ class Review:
 def _sides(conn: Connection, row: ReviewItemRow, scopes: list[str]) -> dict[str, NodeRow]:
     pair = [row["node_id"], row["other_id"]]
     return {r["id"]: r for r in graph_rows.nodes_by_ids(conn, pair, scopes)}
-
-
-def _awaiting(row: dict[str, Any]) -> AwaitingReview:
-    return AwaitingReview(row["id"], row["other_id"], row["other_title"], row["reason"])
 
 
 def _item(row: ReviewItemRow, nodes: dict[str, NodeRow]) -> ReviewItem:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import cast
+from dataclasses import replace
+from typing import Any, cast
 
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.linking import stubs
 from cairn.app.models import (
     ALL_STATUSES,
     Addendum,
+    AwaitingReview,
     EdgeCounts,
     EdgeDirection,
     EdgeSummary,
@@ -180,3 +182,23 @@ def _other_row(edge: TouchingEdgeRow) -> Validity:
         "valid_to": edge["other_valid_to"],
         "recorded_at": edge["other_recorded_at"],
     }
+
+
+def marked_for_review(vault: Vault, got: GetResponse, scopes: list[str]) -> GetResponse:
+    """``got`` with each memory that awaits review marked (its item, the memory it may repeat,
+    and why), all read at once."""
+    if not got.nodes:
+        return got
+    with vault.read() as conn:
+        waiting = dedup_rows.awaiting_review(conn, [d.node.id for d in got.nodes], scopes)
+    if not waiting:
+        return got
+    nodes = [
+        replace(d, awaiting_review=_awaiting(waiting[d.node.id])) if d.node.id in waiting else d
+        for d in got.nodes
+    ]
+    return GetResponse(nodes, got.missing)
+
+
+def _awaiting(row: dict[str, Any]) -> AwaitingReview:
+    return AwaitingReview(row["id"], row["other_id"], row["other_title"], row["reason"])

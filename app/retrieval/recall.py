@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from cairn.app.dedup.review import Review
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import (
@@ -35,14 +34,12 @@ class Recall:
         pack: Pack,
         space: EmbeddingSpace,
         scopes: Scopes,
-        review: Review,
         retention: Retention,
     ) -> None:
         self._vault = vault
         self._pack = pack
         self._space = space
         self._scopes = scopes
-        self._review = review  # marks what awaits review in what ``get`` returns
         self._retention = retention  # a memory opened counts as used
         self._term_counts = fulltext.DocumentCounts()
 
@@ -57,7 +54,9 @@ class Recall:
         """The memories ``ids`` with their links; each one found counts as used unless
         ``use`` is False."""
         chosen = self._scopes.checked(scopes)
-        got = self._review.marked(graph_reads.get(self._vault, ids, chosen), chosen)
+        got = graph_reads.marked_for_review(
+            self._vault, graph_reads.get(self._vault, ids, chosen), chosen
+        )
         if use and got.nodes:
             self._retention.opened([detail.node.id for detail in got.nodes])
         return got

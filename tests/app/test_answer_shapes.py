@@ -14,6 +14,7 @@ from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import Forgotten
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows
+from cairn.storage.vault import Vault
 
 ALL = ["personal"]
 TODAY = "2030-01-10"
@@ -238,10 +239,12 @@ def test_review_items_open_and_settled(service: MemoryService) -> None:
     assert shape(as_json(merged)) == WRITE
 
 
-def test_a_review_item_whose_side_cannot_be_seen_shows_it_empty(service: MemoryService) -> None:
+def test_a_review_item_whose_side_cannot_be_seen_shows_it_empty(
+    service: MemoryService, vault: Vault
+) -> None:
     service.write("Person", "Jordan")
     service.write("Place", "Jordan")
-    with service._vault.read() as conn:
+    with vault.read() as conn:
         [row] = dedup_rows.review_items(conn, ALL, kinds=["label_conflict"])
     assert shape(review._item(row, {}).as_dict()) == REVIEW_ITEM | {"node": {}, "other": {}}
 
