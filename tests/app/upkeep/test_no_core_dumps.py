@@ -236,9 +236,10 @@ WINDOW_INGEST = textwrap.dedent(
     import sys
     from pathlib import Path
     from cairn.app import compose
+    from cairn.app.ingestion.request import IngestRequest
     if __name__ == "__main__":  # the spawned child runs this file again, as its main
         service = compose.open_vault(Path(sys.argv[1]), sys.argv[2])
-        service.ingest([Path(sys.argv[3])], separate_process=True)
+        service.ingest(IngestRequest.of([Path(sys.argv[3])]), separate_process=True)
     """
 )
 
@@ -321,7 +322,7 @@ def test_this_process_kind_protects_itself_at_start() -> None:
         [
             sys.executable,
             "-c",
-            "from cairn.app import process_privacy as p; print(p.protect())",
+            "from cairn.app.upkeep import process_privacy as p; print(p.protect())",
         ],
         capture_output=True,
         text=True,
