@@ -11,7 +11,7 @@ MODEL := app/model_files/minilm-l6-int8.onnx
 TYPECHECK_ROOT := build/typecheck
 
 .PHONY: run test check lint typecheck pytest bench bench-quality screenshots format install clean \
-	install-desktop dist stress
+	install-desktop dist stress check-fast
 
 install: $(STAMP) $(MODEL)
 
@@ -55,8 +55,20 @@ typecheck: install
 	cd $(TYPECHECK_ROOT) && MYPYPATH=. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
 		-p cairn.app -p cairn.storage -p cairn.ingest -p cairn.ui
 
+# The whole suite in two passes: most tests on both cores (pytest-xdist, a file per worker so a
+# module's fixtures are built once), then alone the tests that time themselves or kill and crash
+# processes, which a busy neighbour would fail.
+PARALLEL := -n 2 --dist loadfile
 pytest: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL) -m "not (serial or crash)"
+	$(BIN)/python -m pytest -m "serial or crash"
+
+# The quick loop for a change: format, lint, types, and the tests that need no window, OCR,
+# recording, crash trial or timing of their own (a few minutes on 2 cores; `make test` is the
+# whole check, and what CI runs).
+FAST := not (window or ocr or audio or crash or slow or serial)
+check-fast: check
+	$(BIN)/python -m pytest $(PARALLEL) -q -m "$(FAST)"
 
 # The crash and stress tests (pytest marker `crash`), with many trials: `cairn ingest` killed with
 # SIGKILL at random points, several times a trial, each trial checked and then finished; exports

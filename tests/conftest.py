@@ -75,6 +75,17 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of the window is marked ``window`` where it is collected, so that
+    ``make check-fast`` can leave them out without each file saying so."""
+    tests = PROJECT_ROOT / "tests"
+    for item in items:
+        first = Path(str(item.path)).relative_to(tests).parts[0]
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if first in {"ui", "bundle"} or fixtures & {"qtbot", "qapp"}:
+            item.add_marker(pytest.mark.window)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test touches the real home: data, config and cache all live under tmp_path."""

@@ -25,6 +25,8 @@ from cairn.ingest.document import ExtractionError
 from cairn.ingest.whisper_model import MANIFEST, TranscriptionUnavailable
 from tests.conftest import damaged_whisper_source
 
+pytestmark = pytest.mark.audio
+
 JFK = "03_audio/openai_whisper/jfk.flac"  # 11 s: "And so, my fellow Americans, ask not ..."
 SPEECHBRAIN = "03_audio/speechbrain_asr_samples"
 _WORD = re.compile(r"[a-z']+")

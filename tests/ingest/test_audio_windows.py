@@ -31,6 +31,8 @@ from tests.ingest.long_recordings import (
     write_video,
 )
 
+pytestmark = pytest.mark.audio
+
 
 @pytest.fixture(scope="module")
 def english(tmp_path_factory: pytest.TempPathFactory) -> WhisperSettings:

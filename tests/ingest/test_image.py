@@ -21,6 +21,8 @@ from PIL import Image, ImageFile
 from cairn.ingest import image, ocr
 from cairn.ingest.document import ExtractionError, Locator
 
+pytestmark = pytest.mark.ocr
+
 TESSERACT_TEST = "04_ocr/tesseract_test"
 SIMILAR = Callable[[str, str], float]
 TextImage = Callable[..., Image.Image]

@@ -13,6 +13,8 @@ from cairn.ingest import textfile
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.notes_folder import LinkPlan, NotesFolder, detect, link_edges, open_folder
 
+pytestmark = pytest.mark.serial
+
 LOGSEQ_DOCS = "06_pkm/logseq_docs"
 FOAM_DOCS = "06_pkm/foam_docs"
 

@@ -19,6 +19,8 @@ from pypdf.generic import NameObject, NumberObject
 from cairn.ingest import ocr, pdf, pdf_images
 from cairn.ingest.document import ExtractionError
 
+pytestmark = pytest.mark.ocr
+
 SCANS = "05_documents/ocrmypdf_scanned"
 SIMILAR = Callable[[str, str], float]
 TextImage = Callable[..., Image.Image]

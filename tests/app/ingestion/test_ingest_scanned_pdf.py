@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw
 
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.service import MemoryService
 from tests.ingest import pdf_files as files
 from tests.ingest.conftest import TextImage, text_image
+
+pytestmark = pytest.mark.ocr
 
 __all__ = ["text_image"]  # the ingest tests' fixture that draws lines of text, used here too
 

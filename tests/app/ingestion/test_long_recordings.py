@@ -27,6 +27,8 @@ from tests.ingest.long_recordings import (
     write_flac,
 )
 
+pytestmark = pytest.mark.audio
+
 # Two hours keep the test near 30 s here (voice detection alone runs at ~500x real time on a
 # core); windows of two minutes keep the worker within a budget far below the whole decode.
 LENGTH_S = 2 * 3600.0

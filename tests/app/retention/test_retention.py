@@ -187,6 +187,7 @@ def test_opening_and_linking_count_as_use_and_postpone_fading(
     assert service.retention_proposals(scopes=ALL, now=_later(8)) == []
 
 
+@pytest.mark.serial
 def test_reading_never_waits_for_another_writer(
     service: MemoryService, three: dict[str, str], vault_path: Path
 ) -> None:

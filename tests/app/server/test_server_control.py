@@ -15,6 +15,8 @@ from cairn.app.server.control import ServerControl
 from cairn.app.service import MemoryService
 from tests.app.server.server_probe import HOST, free_port, get, refused
 
+pytestmark = pytest.mark.serial
+
 
 def _server_threads() -> list[threading.Thread]:
     """The accept loop, every connection's thread (named so by the control), the readers."""

@@ -18,6 +18,8 @@ from cairn.app.service import MemoryService
 from cairn.storage.vault import Vault
 from tests.app.server.server_probe import running
 
+pytestmark = pytest.mark.serial
+
 CLIENTS = 8
 
 

@@ -21,6 +21,8 @@ from cairn.app.server.http_server import GraphServer, ServeOptions
 from cairn.app.service import MemoryService
 from tests.app.server.server_probe import HOST, running, serve_child
 
+pytestmark = pytest.mark.serial
+
 CAP = 8  # the cap lowered for the tests, so that going past it takes a few sockets only
 
 

@@ -24,6 +24,8 @@ from cairn.ui.shell.session import Session
 from cairn.ui.shell.workers import run_in_worker
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
+pytestmark = pytest.mark.serial
+
 WAIT_MS = 15_000
 ALL = ["personal"]
 # The offscreen platform says this of every window shown; it is about the platform, not Cairn.

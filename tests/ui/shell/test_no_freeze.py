@@ -21,6 +21,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from cairn.ui.shell.main_window import MainWindow
 from cairn.ui.shell.session import Session
 
+pytestmark = pytest.mark.serial
+
 TICK_MS = 10
 MAX_STALL_S = 0.500  # a freeze, not a slow frame: the 100 ms target is make bench's
 CORPUS_PARTS = (
