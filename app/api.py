@@ -50,13 +50,13 @@ from cairn.app.models import (
 from cairn.app.packs import LAYERS, Pack
 from cairn.app.portability.exporting import PLAINTEXT_WARNING, ExportReport
 from cairn.app.portability.leftovers import Swept
+from cairn.app.process.diagnostic_log import fault as log_fault
+from cairn.app.process.diagnostic_log import with_the_log
+from cairn.app.process.privacy import protect as protect_process
 from cairn.app.retention.supervisor import PassReport, Proposal
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
-from cairn.app.upkeep.diagnostic_log import fault as log_fault
-from cairn.app.upkeep.diagnostic_log import with_the_log
-from cairn.app.upkeep.process_privacy import protect as protect_process
 from cairn.app.upkeep.tokens import NAME_MAX, Token
 
 __all__ = [

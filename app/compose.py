@@ -14,7 +14,6 @@ from typing import Any
 import platformdirs
 
 from cairn.app.clock import now_iso
-from cairn.app.dedup.review import Review
 from cairn.app.embedding.model import Embedder, default_embedder
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.graphview.views import GraphViews
@@ -26,14 +25,16 @@ from cairn.app.packs import DEFAULT_PACK, Pack
 from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.portability.transfers import Transfers
+from cairn.app.process import diagnostic_log
 from cairn.app.retrieval.recall import Recall
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import diagnostic_log, receipts, sentinel_node
+from cairn.app.upkeep import receipts, sentinel_node
 from cairn.app.upkeep.maintenance import Upkeep
 from cairn.app.upkeep.scopes import Scopes
 from cairn.app.upkeep.tokens import Tokens
 from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.inbox import Inbox
+from cairn.app.writing.review import Review
 from cairn.app.writing.revisions import Revisions
 from cairn.app.writing.writer import Writer
 from cairn.storage import records
@@ -100,7 +101,7 @@ def private_dir(path: Path) -> Path:
 
 
 def window_preferences_path() -> Path:
-    """The window's machine preferences (``ui/settings/preferences.py``): recent vaults, OCR
+    """The window's machine preferences (``ui/base/preferences.py``): recent vaults, OCR
     languages, the Whisper folder... An INI file in the platform's config folder."""
     return Path(platformdirs.user_config_dir(APP_NAME)) / "desktop.ini"
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from cairn.app.dedup.review import Review
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.graphview import data
@@ -60,6 +59,7 @@ from cairn.app.upkeep.scopes import Scopes
 from cairn.app.upkeep.tokens import Token, Tokens
 from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.inbox import Inbox
+from cairn.app.writing.review import Review
 from cairn.app.writing.revisions import Revisions
 from cairn.app.writing.writer import NewMemory, Writer
 from cairn.storage.rows import RetentionEntryRow

@@ -195,8 +195,8 @@ def ui_stall(app: Any, service: Any) -> dict[str, Any]:
     UI thread records the longest gap between ticks, up to the first paint."""
     from PySide6.QtCore import QEventLoop, QTimer
 
+    from cairn.ui.base.session import Session
     from cairn.ui.graph.view import GraphView
-    from cairn.ui.shell.session import Session
 
     with service._vault.write() as conn:
         conn.execute("DELETE FROM graph_layouts")

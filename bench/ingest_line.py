@@ -160,9 +160,9 @@ def ocr_pages() -> dict[str, Any]:
 
 
 def transcription(root: Path) -> dict[str, Any]:
-    from cairn.ingest import audio
+    from cairn.ingest import audio, audio_settings
 
-    settings = audio.WhisperSettings(data_dir=root / "whisper-data")
+    settings = audio_settings.WhisperSettings(data_dir=root / "whisper-data")
     _, join_s = _timed(audio.model_dir, settings)  # joins the two halves, verified
     _, load_s = _timed(audio.load_model, settings)
     paths = sorted(p for p in AUDIO.rglob("*") if p.suffix.lower() in audio.AUDIO.suffixes)

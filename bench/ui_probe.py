@@ -24,9 +24,9 @@ from bench.embedders import ModelCostEmbedder
 from bench.measure import answer_spec, summary
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.ui.base import ui_thread_gc
+from cairn.ui.base.session import Session
 from cairn.ui.search import panel as search_panel
-from cairn.ui.shell import ui_thread_gc
-from cairn.ui.shell.session import Session
 
 WARMUP = 10
 TIMEOUT_MS = 10_000

@@ -29,15 +29,17 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from cairn.ingest.audio_windows import MIN_WINDOW_S, Recording, Window
+from cairn.ingest.audio_settings import (
+    TimeBudget,
+    WhisperSettings,
+)
+from cairn.ingest.audio_windows import Recording, Window
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 from cairn.ingest.whisper_model import TranscriptionUnavailable, bundled_model_dir, check_model_dir
 
 if TYPE_CHECKING:
@@ -46,17 +48,8 @@ if TYPE_CHECKING:
 # ORT_DISABLE_TELEMETRY and HF_HUB_OFFLINE are set by the package (cairn/ingest/__init__.py).
 
 COMPUTE_TYPE = "int8"  # a quarter of float32's memory, and the fastest on a CPU
-DEFAULT_BEAM_SIZE = 5  # faster-whisper's default; 1 (greedy) is hardly faster for base
-# Half the cores leaves the others to the app while a folder of recordings is transcribed in
-# the background; 4 is what faster-whisper itself uses.
-MAX_DEFAULT_THREADS = 4
 # A decoded recording shorter than its container states by more than this was cut short.
 MISSING_TOLERANCE_S = 0.5
-# Ten minutes of 16 kHz float32 is 38 MB; with voice detection's copies and the features of a
-# window full of speech a window costs 200-350 MB on top of the loaded model, which leaves
-# room in the worker's 3 GiB for a larger model the user chose. Longer windows save little:
-# a window's fixed cost is a fraction of a second.
-DEFAULT_WINDOW_S = 600.0
 # The least time a second of recording costs, however little of it is speech: decoding and
 # resampling it (AAC, MP3, Opus: 1/600 to 1/900 s of one core here) and the voice detection
 # that finds nothing in it to transcribe (1/530 s). A machine twice as fast as this one would
@@ -71,43 +64,6 @@ MEDIA_TYPES = {
     ".mov": "video/quicktime", ".avi": "video/x-msvideo",
 }  # fmt: skip
 FALLBACK_MEDIA_TYPE = "application/octet-stream"
-
-
-def default_threads() -> int:
-    # The cores this process may run on (a container or taskset can allow fewer than the
-    # machine has).
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(MAX_DEFAULT_THREADS, (cores or 1) // 2))
-
-
-@dataclass(frozen=True)
-class TimeBudget:
-    """The time the app allows for reading a file: ``base_s`` and ``per_mib_s`` for each MiB."""
-
-    base_s: float
-    per_mib_s: float
-
-    def seconds(self, size: int) -> float:
-        return self.base_s + self.per_mib_s * size / 2**20
-
-
-@dataclass(frozen=True)
-class WhisperSettings:
-    model_dir: Path | None = None  # a CTranslate2 Whisper folder the user chose; None: bundled
-    data_dir: Path | None = None  # the app's data dir: the bundled model is joined under it
-    language: str | None = None  # a Whisper language code ("en", "de"); None: detected per file
-    threads: int = field(default_factory=default_threads)
-    beam_size: int = DEFAULT_BEAM_SIZE
-    window_s: float = DEFAULT_WINDOW_S  # the length decoded and transcribed at a time
-    time_budget: TimeBudget | None = None  # None: no recording is refused for its length
-
-    def __post_init__(self) -> None:
-        if self.threads < 1:
-            raise ValueError(f"threads must be at least 1, not {self.threads}")
-        if self.beam_size < 1:
-            raise ValueError(f"beam_size must be at least 1, not {self.beam_size}")
-        if self.window_s < MIN_WINDOW_S:
-            raise ValueError(f"window_s must be at least {MIN_WINDOW_S:g} s, not {self.window_s}")
 
 
 _models_lock = threading.Lock()

@@ -39,7 +39,7 @@ from typing import Any
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
 from cairn.ingest.encoding import decode
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 
 WHATSAPP_TYPE = "text/x-whatsapp-chat"
 TELEGRAM_TYPE = "application/x-telegram-chat"

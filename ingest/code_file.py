@@ -14,7 +14,7 @@ from pathlib import PurePath
 
 from cairn.ingest import encoding, textfile
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",

@@ -22,7 +22,7 @@ from xml.etree import ElementTree
 
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 from cairn.ingest.zip_parts import Package, attr, local
 
 _T = TypeVar("_T")

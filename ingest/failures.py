@@ -14,7 +14,7 @@ not foresee still need a sentence, never an exception's class name:
 - **A reader's own fault** (a bug of Cairn's or of a library, met on an input nobody thought
   of). The person is told that the reader stopped and what to try; a developer gets ``trace``:
   the error's kind and where it happened, on the ``cairn.ingest`` logger (Cairn's processes
-  send it to the log in the data folder, ``app/upkeep/diagnostic_log.py``; with no handler set up,
+  send it to the log in the data folder, ``app/process/diagnostic_log.py``; with no handler set up,
   Python prints it on stderr). Its message is left out, as it may quote the file.
 """
 

@@ -17,55 +17,12 @@ so a program that never reads a file never loads them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import PurePath
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 from cairn.ingest.document import ExtractedDocument
-
-if TYPE_CHECKING:
-    from cairn.ingest.audio import WhisperSettings
-    from cairn.ingest.ocr import OcrSettings
-
-# A file's bytes and the name it is known by -> its document; None: it is not read.
-ReadFile = Callable[[bytes, str], ExtractedDocument | None]
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What a reader is handed besides the file: the person's settings, each made only when a
-    reader asks for it (a text file never needs OCR settings that may not be valid), and how a
-    file inside this one is read."""
-
-    ocr: Callable[[], OcrSettings] | None = None  # pictures, scanned pages; None: text layers only
-    whisper: Callable[[], WhisperSettings] | None = None  # recordings
-    attachment: ReadFile | None = None  # an e-mail's attachments; None: not read
-
-
-Read = Callable[[bytes, str, Reading], ExtractedDocument | None]
-ReadStream = Callable[[BinaryIO, str, Reading], ExtractedDocument | None]
-
-
-@dataclass(frozen=True)
-class Format:
-    """One kind of file Cairn reads. ``name`` is its kind in an ingest's plan and budget,
-    ``label`` what its reader is called in a sentence ("Cairn's PDF reader"). ``read`` takes the
-    file's bytes; ``read_stream``, when given, is used instead for a file on disk, read from
-    the open file (recordings and mailboxes run to gigabytes)."""
-
-    name: str
-    label: str
-    suffixes: frozenset[str]
-    media_types: frozenset[str]
-    read: Read
-    read_stream: ReadStream | None = None
-    by_content: bool = False  # shares its suffixes with another format: see the module notes
-
-    def __post_init__(self) -> None:
-        for suffix in self.suffixes:
-            if not suffix.startswith(".") or suffix != suffix.lower():
-                raise ValueError(f"{self.name}: a suffix is lower case with its dot: {suffix!r}")
+from cairn.ingest.format_declaration import Format, Reading
 
 
 class Formats:

@@ -15,7 +15,7 @@ from pathlib import PurePath
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
 from cairn.ingest.encoding import decode
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 
 SKIPPED = frozenset(
     {"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "aside",

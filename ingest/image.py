@@ -18,7 +18,7 @@ from typing import Any
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 from cairn.ingest.ocr import MAX_PIXELS, OcrSettings, PageText, Tesseract, summarise, too_large
 
 # The formats read, by Pillow's names; nothing else is tried (EPS, say, would run Ghostscript).

@@ -29,7 +29,7 @@ from typing import BinaryIO
 
 from cairn.ingest import failures, html
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 
 MESSAGE_TYPE = "message/rfc822"
 MBOX_TYPE = "application/mbox"

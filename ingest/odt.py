@@ -20,7 +20,7 @@ from xml.etree import ElementTree
 
 from cairn.ingest import failures
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 from cairn.ingest.zip_parts import Package, attr, local, packaged_document
 
 MEDIA_TYPE = "application/vnd.oasis.opendocument.text"

@@ -27,7 +27,7 @@ from pypdf.errors import LimitReachedError
 
 from cairn.ingest import failures, pdf_pages
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 from cairn.ingest.ocr import PageText, pdf_page_ocr, summarise
 from cairn.ingest.pdf_images import PDF_DAMAGED
 from cairn.ingest.placeholder_titles import document_title

@@ -36,7 +36,7 @@ import yaml
 
 from cairn.ingest.document import ExtractedDocument, Locator, Segment
 from cairn.ingest.encoding import decode
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(`{3,}|~{3,})(.*)$")

@@ -14,8 +14,8 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.embedding.model import Embedder, MiniLMEmbedder
+from cairn.app.process import diagnostic_log
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import diagnostic_log
 from cairn.ingest import whisper_model
 from cairn.storage.vault import Vault
 

@@ -69,6 +69,7 @@ RANKS = {
     "retrieval": 0,
     "retention": 0,
     "upkeep": 0,
+    "process": 0,
     "ingestion": 0,
     "graphview": 0,
     "portability": 0,

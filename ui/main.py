@@ -20,7 +20,7 @@ from PySide6.QtCore import QTimer, qVersion
 from PySide6.QtWidgets import QApplication
 
 from cairn.app import api
-from cairn.ui.shell import ui_thread_gc
+from cairn.ui.base import ui_thread_gc
 from cairn.ui.shell.main_window import MainWindow
 
 APPLICATION_NAME = "Cairn"

@@ -41,8 +41,8 @@ from cairn.app.cli.common import (
     vault_path,
 )
 from cairn.app.errors import CairnError, InvalidRequest
+from cairn.app.process import diagnostic_log, privacy
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import diagnostic_log, process_privacy
 
 EXIT_ERROR = 1
 _WHITESPACE = re.compile(r"\s")
@@ -443,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # Before anything is read: a crash of this process must not write memory to a core file.
-    process_privacy.protect()
+    privacy.protect()
     # Ingest reads each file in a worker started with the spawn method, which in a frozen
     # (PyInstaller) build re-runs this program: the worker must branch off before any parsing.
     multiprocessing.freeze_support()

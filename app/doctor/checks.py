@@ -23,7 +23,7 @@ from cairn.app import compose
 from cairn.app.doctor.findings import FAIL, OK, WARN, Finding
 from cairn.app.doctor.qt import check_qt_plugins
 from cairn.app.embedding import model
-from cairn.app.upkeep import process_privacy
+from cairn.app.process import privacy as process_privacy
 from cairn.ingest import ocr, whisper_model
 from cairn.ingest.document import ExtractionError
 from cairn.storage import diagnostics

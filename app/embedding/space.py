@@ -18,8 +18,8 @@ import numpy as np
 
 from cairn.app.clock import now_iso
 from cairn.app.embedding.model import Embedder, usable_cores
+from cairn.app.process import diagnostic_log
 from cairn.app.text.surface import searchable_text
-from cairn.app.upkeep import diagnostic_log
 from cairn.storage import vector_codes, vectors
 from cairn.storage.connection import Connection
 from cairn.storage.vault import Vault

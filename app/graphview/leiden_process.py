@@ -21,7 +21,7 @@ import igraph
 import numpy as np
 import numpy.typing as npt
 
-from cairn.app.upkeep import process_privacy
+from cairn.app.process import privacy
 from cairn.ingest import lifetime
 
 TIMEOUT_S = 120.0
@@ -93,7 +93,7 @@ def run_leiden(count: int, pairs: npt.NDArray[np.int64], seed: int, passes: int)
 
 def _run(connection: Any, count: int, edges: bytes, seed: int) -> None:
     lifetime.end_with_parent()  # a window killed mid-layout takes this child with it
-    process_privacy.protect()  # a spawned child is dumpable again: see process_privacy
+    privacy.protect()  # a spawned child is dumpable again: see process_privacy
     pairs = np.frombuffer(edges, dtype="<i8").reshape(-1, 2).astype(np.int64)
     membership = run_leiden(count, pairs, seed, PASSES)
     connection.send_bytes(np.asarray(membership, dtype="<i8").tobytes())

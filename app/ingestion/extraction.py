@@ -13,7 +13,7 @@ long for its budget is refused before it is decoded rather than stopped hours la
 
 A file that cannot be read fails with a sentence, whatever went wrong in the worker: a reader's
 own ``ExtractionError``, or the worker's words for what no reader caught (nesting deeper than
-Python recurses, a reader's bug, whose trace goes to Cairn's log, ``app/upkeep/diagnostic_log.py``,
+Python recurses, a reader's bug, whose trace goes to Cairn's log, ``app/process/diagnostic_log.py``,
 which the sentence names: ``ingest/failures.py``). The worker ends with the process that
 started it (``ingest/lifetime.py``): a parent killed while a file is read leaves no reader
 running and nothing printed.
@@ -33,14 +33,14 @@ from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.app.upkeep import diagnostic_log, process_privacy
+from cairn.app.process import diagnostic_log, privacy
 from cairn.ingest import failures, formats, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
-from cairn.ingest.formats import Format, Reading
+from cairn.ingest.format_declaration import Format, Reading
 
 if TYPE_CHECKING:
-    from cairn.ingest.audio import WhisperSettings
+    from cairn.ingest.audio_settings import WhisperSettings
     from cairn.ingest.ocr import OcrSettings
 
 # Seconds of work allowed per MiB of file, on top of BASE_SECONDS, by the format's name.
@@ -144,7 +144,7 @@ def _ocr_settings(settings: ExtractionSettings) -> OcrSettings:
 
 
 def _whisper_settings(settings: ExtractionSettings) -> WhisperSettings:
-    from cairn.ingest.audio import DEFAULT_WINDOW_S, TimeBudget, WhisperSettings
+    from cairn.ingest.audio_settings import DEFAULT_WINDOW_S, TimeBudget, WhisperSettings
 
     return WhisperSettings(
         model_dir=Path(settings.whisper_model_dir) if settings.whisper_model_dir else None,
@@ -168,7 +168,7 @@ def _serve(connection: Any, settings: ExtractionSettings) -> None:
     the reason it failed. A parent that is gone ends it, at once where the kernel can tell
     (``lifetime``), else at its next word on the pipe: quietly either way."""
     lifetime.end_with_parent()
-    process_privacy.protect()  # what it reads is plaintext: no core of it (process_privacy)
+    privacy.protect()  # what it reads is plaintext: no core of it (process_privacy)
     # Ctrl+C reaches the whole process group; the app decides whether to stop, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A reader's bug leaves its frames in the data folder's log (``ingest/failures.py``).

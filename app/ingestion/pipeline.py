@@ -48,8 +48,9 @@ from cairn.app.ingestion.slices import write_in_slices
 from cairn.app.ingestion.store import DocumentStore, Prepared, Started
 from cairn.app.linking import mentions
 from cairn.app.packs import Pack
+from cairn.app.process import diagnostic_log
 from cairn.app.text.surface import searchable_text
-from cairn.app.upkeep import diagnostic_log, receipts
+from cairn.app.upkeep import receipts
 from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.writer import Writer
 from cairn.ingest import notes_folder

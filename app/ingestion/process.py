@@ -34,7 +34,7 @@ from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.priority import lower_priority
 from cairn.app.ingestion.report import CancelToken, IngestReport, ProgressSink
 from cairn.app.ingestion.request import IngestRequest
-from cairn.app.upkeep import diagnostic_log, process_privacy
+from cairn.app.process import diagnostic_log, privacy
 from cairn.ingest import lifetime
 from cairn.storage.vault import Vault
 
@@ -210,7 +210,7 @@ def _serve(pipe: Any) -> None:
     the report. It ends with the window's process (``lifetime``): a batch it had not
     committed is rolled back by SQLite, as when the vault is closed under it."""
     lifetime.end_with_parent()
-    process_privacy.protect()  # a spawned child is dumpable again: see process_privacy
+    privacy.protect()  # a spawned child is dumpable again: see process_privacy
     # Ctrl+C in a terminal reaches the whole process group; the parent decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Background work yields the cores to the window: on two cores the embedder's threads

@@ -49,7 +49,7 @@ from watchdog.observers.api import BaseObserver
 from cairn.app.errors import CairnError
 from cairn.app.ingestion.plan import SKIPPED_DIRS
 from cairn.app.ingestion.watch_list import WatchedFolder, folder_problem
-from cairn.app.upkeep import diagnostic_log
+from cairn.app.process import diagnostic_log
 from cairn.app.upkeep.backups import BACKUP_SUFFIX
 
 QUIET_SECONDS = 1.5  # an editor's save, a sync client's burst: one run when they are done

@@ -15,7 +15,7 @@ from cairn.app.packs import Pack
 from cairn.app.portability import jsonl_export, markdown_export
 from cairn.app.portability.destination import check_destination, private_file, staged_folder
 from cairn.app.portability.leftovers import ExportLedger
-from cairn.app.upkeep import diagnostic_log
+from cairn.app.process import diagnostic_log
 from cairn.storage import export_rows, graph_rows
 from cairn.storage.vault import Vault
 

@@ -34,8 +34,9 @@ from cairn.app.errors import InvalidRequest, PackError, RowRejected
 from cairn.app.packs import Pack
 from cairn.app.portability import import_fields, import_lines, import_rules, jsonl_export
 from cairn.app.portability.import_rules import Refused, shown
+from cairn.app.process import diagnostic_log
 from cairn.app.text.surface import searchable_text
-from cairn.app.upkeep import diagnostic_log, receipts
+from cairn.app.upkeep import receipts
 from cairn.app.writing.nodes import attrs_json, index_entity_names
 from cairn.storage import dedup_rows, export_rows, fulltext, records, vectors
 from cairn.storage.connection import Connection, translated

@@ -44,11 +44,11 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from cairn.app.errors import CairnError, InvalidRequest, NodeNotFound
+from cairn.app.process import diagnostic_log
 from cairn.app.server import routes
 from cairn.app.server.connections import HeadReader, Place, raw_answer, refuse
 from cairn.app.server.endpoint import Reply
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import diagnostic_log
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

@@ -1,2 +1,3 @@
-"""The vault itself rather than what it remembers: backups and their checks, the receipt chain,
-the sentinel, the graph server's tokens, and the privacy of the process holding it open."""
+"""The vault itself rather than what it remembers: its scopes, settings and checks, backups,
+the receipt chain, the sentinel, and the graph server's tokens.
+"""

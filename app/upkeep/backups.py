@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app.errors import InvalidRequest
-from cairn.app.upkeep import diagnostic_log, receipts
+from cairn.app.process import diagnostic_log
+from cairn.app.upkeep import receipts
 from cairn.storage import vault_copies
 from cairn.storage.connection import Connection
 from cairn.storage.errors import CopyRejected, TargetExists, VaultCorrupt, VaultError

@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cairn.app.dedup import review
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import Forgotten
 from cairn.app.service import MemoryService
+from cairn.app.writing import review
 from cairn.storage import dedup_rows
 from cairn.storage.vault import Vault
 

@@ -1,5 +1,5 @@
 """Nothing Cairn logs or prints on stderr carries a memory's text, and its log file
-(``app/upkeep/diagnostic_log.py``) holds none either.
+(``app/process/diagnostic_log.py``) holds none either.
 
 A whole command-line session (init, add, inbox, search, ingest, export, a command that meets
 a bug whose message quotes a memory, doctor) runs with a marker in every memory it handles;
@@ -19,8 +19,8 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.cli.main import main
+from cairn.app.process import diagnostic_log
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import diagnostic_log
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 

@@ -14,7 +14,7 @@ import pytest
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.request import IngestRequest
-from cairn.app.upkeep import diagnostic_log
+from cairn.app.process import diagnostic_log
 from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE
 

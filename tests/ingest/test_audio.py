@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from cairn.ingest import audio, whisper_model
-from cairn.ingest.audio import WhisperSettings
+from cairn.ingest.audio_settings import WhisperSettings
 from cairn.ingest.document import ExtractionError
 from cairn.ingest.whisper_model import MANIFEST, TranscriptionUnavailable
 from tests.conftest import damaged_whisper_source

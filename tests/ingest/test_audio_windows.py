@@ -15,7 +15,8 @@ import pytest
 from faster_whisper.audio import decode_audio
 
 from cairn.ingest import audio, whisper_model
-from cairn.ingest.audio import LEAST_SECONDS_PER_SECOND, TimeBudget, WhisperSettings
+from cairn.ingest.audio import LEAST_SECONDS_PER_SECOND
+from cairn.ingest.audio_settings import TimeBudget, WhisperSettings
 from cairn.ingest.audio_windows import QUIET_SHARE, SAMPLE_RATE, Recording, quiet_cut
 from cairn.ingest.document import ExtractionError
 from tests.ingest.long_recordings import (

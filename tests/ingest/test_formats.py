@@ -7,7 +7,8 @@ import pytest
 
 from cairn.ingest import chat, formats
 from cairn.ingest.document import ExtractedDocument
-from cairn.ingest.formats import Format, Formats, Reading
+from cairn.ingest.format_declaration import Format, Reading
+from cairn.ingest.formats import Formats
 from tests.ingest import kept_files as kept
 
 CHAT = [

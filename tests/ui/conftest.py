@@ -15,14 +15,14 @@ from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage.vault import Vault
-from cairn.ui.shell import ui_thread_gc
-from cairn.ui.shell.session import Session
+from cairn.ui.base import ui_thread_gc
+from cairn.ui.base.session import Session
 from tests.conftest import PASSPHRASE
 
 
 @pytest.fixture(autouse=True)
 def _collect_on_the_ui_thread(qapp: object) -> None:
-    """As the window does (see cairn.ui.shell.ui_thread_gc): a collection on a worker thread can
+    """As the window does (see cairn.ui.base.ui_thread_gc): a collection on a worker thread can
     meet a widget being destroyed and crash Qt."""
     ui_thread_gc.install(qapp)  # type: ignore[arg-type]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cairn.ui.settings.preferences import Preferences
+from cairn.ui.base.preferences import Preferences
 from cairn.ui.shell.main_window import MainWindow
 
 PASSPHRASE = "a long and private passphrase for the test"

@@ -25,6 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import EdgeCounts, EdgeSummary, Forgotten
+from cairn.ui.base.icons import type_icon
+from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import EditDialog, Loaded
 from cairn.ui.detail.open_at import is_file_source, open_source, place_text
@@ -39,10 +43,6 @@ from cairn.ui.detail.parts import (
 )
 from cairn.ui.detail.pickers import LinkDialog, MemoryPicker
 from cairn.ui.search.results_model import local_date, source_name
-from cairn.ui.shell.icons import type_icon
-from cairn.ui.shell.notify import NoticeLabel
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 TITLE_POINT_SCALE = 1.4
 RELOAD_DELAY_MS = 100

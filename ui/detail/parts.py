@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
 from cairn.app.api import AwaitingReview, EdgeSummary, History, Node, Pack
+from cairn.ui.base.icons import type_icon
 from cairn.ui.search.results_model import local_date
-from cairn.ui.shell.icons import type_icon
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 # Bookkeeping of ingest, not something a person reads: a passage's position among its

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import Pack, SearchResponse
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 from cairn.ui.search.results_model import ResultDelegate, ResultRow, ResultsModel, row_from_hit
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 DEBOUNCE_MS = 150
 PICKER_LIMIT = 25

@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import EGO_DEPTH, LAYERS, OVERVIEW_NODE_CAP, MemoryService, TooManyNodes
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
 from cairn.ui.graph.labels import LabelStyle
 from cairn.ui.graph.scene import LAYER_COLOURS, LAYER_NAMES, Picture, Request, prepare
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 REQUEST_DELAY_MS = 200
 EGO_HINT = "Open a memory to see what it is linked to, or look at the whole vault."

@@ -42,11 +42,11 @@ from cairn.app.api import (
     TrackedFile,
     WatchBatch,
 )
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.ingest.rows import EarlierFailures, FileList, human_size, summarize
 from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
-from cairn.ui.settings.preferences import Preferences
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 STAGE_WORDS = {
     "scanning": "Looking through the files",

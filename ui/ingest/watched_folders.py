@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import MemoryService, WatchBatch, WatchedFolder
-from cairn.ui.shell.notify import NoticeLabel
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
+from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 
 Watched = tuple[list[WatchedFolder], list[WatchedFolder]]  # (listed, being watched)
 ABOUT = (

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 
-from cairn.ui.shell.session import Session
+from cairn.ui.base.session import Session
 
 MS_PER_MINUTE = 60_000
 BUSY_RECHECK_MS = 30_000

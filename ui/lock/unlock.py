@@ -28,12 +28,12 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import Config, MemoryService
+from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
-from cairn.ui.settings.preferences import Preferences
-from cairn.ui.shell.notify import NoticeLabel
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 VAULT_FILTER = "Cairn vaults (*.cairn);;All files (*)"
 CARD_WIDTH = 480

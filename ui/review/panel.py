@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import Proposal, ReviewItem, StubToEnrich
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 from cairn.ui.review.compare import CompareView
 from cairn.ui.review.queue import ReviewQueue, load_queue, settle, settle_proposal
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 # "section:<name>", "item:<id>", "stub:<id>" or "fade:<id>" (a retention proposal)
 KEY_ROLE = Qt.ItemDataRole.UserRole

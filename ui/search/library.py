@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from cairn.app.api import VISIBLE_STATUSES, MemoryService, SearchFilter
+from cairn.ui.base.icons import type_icon
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 from cairn.ui.search.results_model import type_plural
-from cairn.ui.shell.icons import type_icon
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 COMMON_TYPES = ("Note", "Fact", "Person", "Document")
 FAMILY_ORDER = {"memory": 0, "entity": 1, "document": 2}

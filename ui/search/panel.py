@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import FILTER_KINDS, MemoryService, Node, RecentItem, SearchFilter
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 from cairn.ui.search.results_model import (
     NODE_ID_ROLE,
     ROW_ROLE,
@@ -35,8 +37,6 @@ from cairn.ui.search.results_model import (
     row_from_review,
     type_plural,
 )
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 # Long enough to skip the letters of a word typed quickly, short enough to feel live.
 DEBOUNCE_MS = 150

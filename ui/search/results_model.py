@@ -36,7 +36,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from cairn.app.api import InboxItem, RecentItem, ReviewItem, SearchHit, TrackedFile
-from cairn.ui.shell.icons import type_icon
+from cairn.ui.base.icons import type_icon
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the ResultRow itself
 SNIPPET_HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet as HTML, matches in <b>

@@ -32,16 +32,16 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import SETTINGS, InvalidRequest, MemoryService, VaultStats
+from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
 from cairn.ui.settings.pages import ReadingFilesPage
-from cairn.ui.settings.preferences import Preferences
 from cairn.ui.settings.server_page import GraphServerPage
 from cairn.ui.settings.server_switch import GraphServerSwitch
-from cairn.ui.shell.notify import NoticeLabel
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
 
 DECIMALS = 3
 HELP_TEXT_SCALE = 0.9  # the help under a field reads as secondary to the field's name

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from cairn.app import api
 from cairn.app.api import CairnError
-from cairn.ui.settings.preferences import Preferences
-from cairn.ui.shell.owned_calls import call_in_worker
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.preferences import Preferences
 
 MORE_LANGUAGES = (
     "Other languages are one package away: on Debian or Ubuntu install tesseract-ocr-CODE "

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import MAX_PORT, MIN_PORT, NAME_MAX, WINDOW_HOST, MemoryService, Token
+from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.settings.server_switch import GraphServerSwitch
-from cairn.ui.shell.notify import NoticeLabel
-from cairn.ui.shell.owned_calls import call_in_worker
 
 WHERE = (
     f"It listens on {WINDOW_HOST} only, so only programs on this computer can reach it, and it "

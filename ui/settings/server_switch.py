@@ -16,9 +16,9 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from cairn.app.api import CairnError, MemoryService, ServerControl, ServerState, Token
-from cairn.ui.settings.preferences import GraphServerChoice, Preferences
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.preferences import GraphServerChoice, Preferences
+from cairn.ui.base.session import Session
 
 
 class GraphServerSwitch(QObject):

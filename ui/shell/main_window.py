@@ -30,18 +30,18 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultStats
+from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.ingest.drops import read_drop
 from cairn.ui.lock.autolock import AutoLock
 from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
-from cairn.ui.settings.preferences import Preferences
 from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.export_dialog import ExportDialog
-from cairn.ui.shell.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
-from cairn.ui.shell.owned_calls import call_in_worker
 from cairn.ui.shell.retention_schedule import RetentionSchedule
-from cairn.ui.shell.session import Session
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 
 DEFAULT_SIZE = (1280, 800)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from cairn.app.api import MemoryService, PassReport
-from cairn.ui.shell.owned_calls import call_in_worker
-from cairn.ui.shell.session import Session
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
 
 FIRST_PASS_MS = 60_000
 PASS_INTERVAL_MS = 4 * 3_600_000

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QSplitter, QWidget
 
+from cairn.ui.base.session import Session
 from cairn.ui.detail.pane import DetailPane
 from cairn.ui.graph.view import GraphView
 from cairn.ui.ingest.panel import IngestPanel
 from cairn.ui.review.panel import ReviewPanel
 from cairn.ui.search.library import LibrarySidebar
 from cairn.ui.search.panel import SearchPanel
-from cairn.ui.shell.session import Session
 
 # Tabbed together below the three columns: the columns keep the window's full width, which
 # search and the detail pane need more than a side dock would leave them.

@@ -17,7 +17,7 @@ from cairn.app import compose
 from cairn.app.cli.main import main
 from cairn.app.doctor import qt
 from cairn.app.embedding import model
-from cairn.app.upkeep import diagnostic_log
+from cairn.app.process import diagnostic_log
 from cairn.ingest import whisper_model
 from tests.conftest import PASSPHRASE, damaged_whisper_source
 

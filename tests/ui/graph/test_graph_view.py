@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QApplication
 
 from cairn.app.graphview import community_detection, layout
 from cairn.app.graphview.data import ViewGraph
+from cairn.ui.base.session import Session
+from cairn.ui.base.workers import run_in_worker
 from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
 from cairn.ui.graph.labels import LABEL_CHARS, LabelStyle
 from cairn.ui.graph.scene import LABEL_LIMIT, GraphItem, Picture, build_picture
 from cairn.ui.graph.view import EGO_HINT, REQUEST_DELAY_MS, GraphView
-from cairn.ui.shell.session import Session
-from cairn.ui.shell.workers import run_in_worker
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
 pytestmark = pytest.mark.serial

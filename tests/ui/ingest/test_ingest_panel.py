@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QTreeWidget
 
 from cairn.app.ingestion.report import IngestProgress, IngestReport
+from cairn.ui.base.session import Session
 from cairn.ui.ingest.panel import IngestPanel
 from cairn.ui.ingest.rows import FileList
-from cairn.ui.shell.session import Session
 from tests.app import ingest_files as files
 
 RUN_TIMEOUT_MS = 60_000

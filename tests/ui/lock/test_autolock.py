@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
 from cairn.storage.vault import Vault
+from cairn.ui.base.preferences import DEFAULT_AUTOLOCK_MINUTES, Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.lock.autolock import MS_PER_MINUTE, AutoLock
-from cairn.ui.settings.preferences import DEFAULT_AUTOLOCK_MINUTES, Preferences
-from cairn.ui.shell.session import Session
 
 IDLE_MS = 300
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.unlock import UnlockScreen
-from cairn.ui.settings.preferences import Preferences
-from cairn.ui.shell.session import Session
 from tests.conftest import PASSPHRASE
 from tests.ui.lock import system_keyring
 

@@ -11,11 +11,11 @@ from PySide6.QtCore import Qt
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import Strength, estimate
 from cairn.ui.lock.unlock import UnlockScreen
-from cairn.ui.settings.preferences import Preferences
-from cairn.ui.shell.session import Session
 from tests.conftest import PASSPHRASE
 from tests.ui.lock import fake_keyring
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 from cairn.app.service import MemoryService
 from cairn.storage.vault import Vault
+from cairn.ui.base.session import Session
 from cairn.ui.review.panel import ReviewPanel
 from cairn.ui.shell.retention_schedule import RetentionSchedule
-from cairn.ui.shell.session import Session
 
 ALL = ["personal"]
 WAIT_MS = 15_000
@@ -76,7 +76,7 @@ def test_keep_takes_it_off_the_list_and_locking_stops_the_schedule(
 def test_the_window_runs_the_pass_and_says_what_auto_mode_archived(
     qtbot, open_session: Session, session_vault: Vault
 ) -> None:
-    from cairn.ui.settings.preferences import Preferences
+    from cairn.ui.base.preferences import Preferences
     from cairn.ui.shell.main_window import MainWindow
 
     service = open_session.service

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cairn.app.service import MemoryService
+from cairn.ui.base.session import Session
 from cairn.ui.review.panel import ReviewPanel
-from cairn.ui.shell.session import Session
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
 ALL = ["personal"]

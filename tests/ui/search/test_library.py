@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from cairn.app.models import VISIBLE_STATUSES, SearchFilter
+from cairn.ui.base.session import Session
 from cairn.ui.search.library import COMMON_TYPES, FILTER_ROLE, LibrarySidebar, filter_key
-from cairn.ui.shell.session import Session
 
 WAIT_MS = 5000
 

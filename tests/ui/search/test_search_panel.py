@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt, QThreadPool
 
 from cairn.app.models import SearchFilter
+from cairn.ui.base.session import Session
 from cairn.ui.search.panel import NOTHING_YET, SearchPanel
 from cairn.ui.search.results_model import (
     SNIPPET_HTML_ROLE,
@@ -18,7 +19,6 @@ from cairn.ui.search.results_model import (
     row_meta,
     without_title,
 )
-from cairn.ui.shell.session import Session
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
 WAIT_MS = 5000

@@ -14,11 +14,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from cairn.ui.settings.preferences import GraphServerChoice, Preferences
+from cairn.ui.base.preferences import GraphServerChoice, Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.settings.server_page import GraphServerPage
 from cairn.ui.settings.server_switch import GraphServerSwitch
 from cairn.ui.shell.main_window import MainWindow
-from cairn.ui.shell.session import Session
 from tests.app.server.server_probe import HOST, free_port, get, refused
 from tests.conftest import PASSPHRASE
 

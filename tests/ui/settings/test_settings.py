@@ -15,11 +15,11 @@ from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.memory_settings import SETTINGS
 from cairn.app.server.http_server import DEFAULT_PORT
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.settings.pages import installed_ocr_languages
-from cairn.ui.settings.preferences import Preferences
-from cairn.ui.shell.session import Session
 from tests.app.server.server_probe import free_port, get, refused
 from tests.conftest import PASSPHRASE
 from tests.ui.lock import fake_keyring

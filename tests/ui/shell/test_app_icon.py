@@ -1,4 +1,4 @@
-"""The icon files of packaging/ are the icon the window draws (ui/shell/notify.py), and the
+"""The icon files of packaging/ are the icon the window draws (ui/base/notify.py), and the
 committed PNGs are what packaging/render_icons.py makes from the SVG today: a change to one of
 the three that is not carried to the others fails here."""
 
@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageChops
 from PySide6.QtWidgets import QApplication
 
-from cairn.ui.shell.notify import app_icon
+from cairn.ui.base.notify import app_icon
 
 ROOT = Path(__file__).resolve().parents[3]
 ICONS = ROOT / "packaging" / "icons" / "hicolor"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from cairn.storage.vault import Vault
+from cairn.ui.base.session import Session
 from cairn.ui.shell.capture import QuickCaptureDialog
-from cairn.ui.shell.session import Session
 
 
 def test_a_capture_lands_in_the_inbox(qtbot, open_session: Session) -> None:

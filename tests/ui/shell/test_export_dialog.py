@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
+from cairn.ui.base.session import Session
 from cairn.ui.shell.export_dialog import ExportDialog
-from cairn.ui.shell.session import Session
 from tests.ui.windows import new_vault_window
 
 

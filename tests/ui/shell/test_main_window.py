@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QApplication
 
 from cairn.app.portability.leftovers import Swept
 from cairn.storage.errors import VaultClosed
-from cairn.ui.settings.preferences import Preferences
+from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.session import Session
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.main_window import MainWindow
-from cairn.ui.shell.session import Session
 
 INGEST_TIMEOUT_MS = 60_000
 COPY = Qt.DropAction.CopyAction

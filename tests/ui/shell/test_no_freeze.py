@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 
+from cairn.ui.base.session import Session
 from cairn.ui.shell.main_window import MainWindow
-from cairn.ui.shell.session import Session
 
 pytestmark = pytest.mark.serial
 

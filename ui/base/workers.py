@@ -7,9 +7,9 @@ to the UI thread as Qt signals.
 
 ``failed`` carries a sentence a person can act on: Cairn's own errors already are one; anything else
 (a bug) is reported as such with its type, never swallowed, and its frames go to the diagnostic log,
-whose path the sentence gives (``app/upkeep/diagnostic_log.py``). A task that reports progress takes
-a ``progress`` callable as a keyword argument (see ``on_progress``). A widget's own calls go through
-``owned_calls.call_in_worker``, which drops the answer if the widget is gone.
+whose path the sentence gives (``app/process/diagnostic_log.py``). A task that reports progress
+takes a ``progress`` callable as a keyword argument (see ``on_progress``). A widget's own calls go
+through ``owned_calls.call_in_worker``, which drops the answer if the widget is gone.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject
 
-from cairn.ui.shell.workers import Task, run_in_worker
+from cairn.ui.base.workers import Task, run_in_worker
 
 
 def call_in_worker(

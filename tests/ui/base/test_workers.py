@@ -1,4 +1,4 @@
-"""A bug in a window worker (``ui/shell/workers.py``): the person reads a sentence that says so and
+"""A bug in a window worker (``ui/base/workers.py``): the person reads a sentence that says so and
 names the log; the log holds its frames and type, never its message."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from cairn.app import compose
-from cairn.ui.shell.workers import run_in_worker
+from cairn.ui.base.workers import run_in_worker
 
 MARKER = "BILBYCARDAMOM"
 

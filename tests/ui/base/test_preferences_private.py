@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QByteArray
 
 from cairn.app import compose
-from cairn.ui.settings.preferences import Preferences
+from cairn.ui.base.preferences import Preferences
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from cairn.app import api
 from cairn.app.api import MemoryService
-from cairn.ui.shell.workers import Task, run_in_worker
+from cairn.ui.base.workers import Task, run_in_worker
 
 
 class Session(QObject):

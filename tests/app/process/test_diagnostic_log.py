@@ -1,4 +1,4 @@
-"""The diagnostic log (``app/upkeep/diagnostic_log.py``): a fault is its frames and its type, never
+"""The diagnostic log (``app/process/diagnostic_log.py``): a fault is its frames and its type, never
 its message; the long operations' timings are numbers; the file is 0600, made with its first
 record, rotated at a small size and reopened when another process rotated it; and the bugs of
 the command line and of the ingest child leave their frames in it."""
@@ -20,8 +20,8 @@ from cairn.app.cli.main import main
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.process import ApartRuns
+from cairn.app.process import diagnostic_log
 from cairn.app.service import MemoryService
-from cairn.app.upkeep import diagnostic_log
 from cairn.storage.vault import Vault
 from tests.app.ingestion import broken_service
 from tests.conftest import PASSPHRASE
