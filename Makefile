@@ -57,33 +57,33 @@ typecheck: install
 
 # The whole suite in two passes: most tests on both cores (pytest-xdist, a file per worker so a
 # module's fixtures are built once), then alone the tests that time themselves or kill and crash
-# processes, which a busy neighbour would fail.
+# processes, which a busy neighbour would fail, with one trial each. The scenarios of a minute
+# or more (marker `long`) and the further trials are `make stress`.
 PARALLEL := -n 2 --dist loadfile
 pytest: install
-	$(BIN)/python -m pytest $(PARALLEL) -m "not (serial or crash)"
-	$(BIN)/python -m pytest -m "serial or crash"
+	$(BIN)/python -m pytest $(PARALLEL) -m "not (serial or crash or long)"
+	CAIRN_STRESS_TRIALS=1 $(BIN)/python -m pytest -m "(serial or crash) and not long"
 
 # The quick loop for a change: format, lint, types, and the tests that need no window, OCR,
 # recording, crash trial or timing of their own (a few minutes on 2 cores; `make test` is the
 # whole check, and what CI runs).
-FAST := not (window or ocr or audio or crash or slow or serial)
+FAST := not (window or ocr or audio or crash or slow or serial or long)
 check-fast: check
 	$(BIN)/python -m pytest $(PARALLEL) -q -m "$(FAST)"
 
-# The crash and stress tests (pytest marker `crash`), with many trials: `cairn ingest` killed with
-# SIGKILL at random points, several times a trial, each trial checked and then finished; exports
-# killed at random moments (no plaintext may be left once Cairn runs again); `cairn import`
-# killed while it embeds, and the malformed-import corpus with random damage; the hostile and
-# deeply nested files; `cairn ingest`, `cairn watch run` and the window killed while a file is
-# read (their readers end quietly); every process
-# kind crashed with SIGSEGV and SIGABRT (no core file); and 100 writes beside the ingest of a
-# 6,000-page PDF and of a million-line chat (none refused; the waits are printed). `make test`
-# runs 3 trials and small documents; `make stress STRESS_TRIALS=50` runs more. A failure names
-# the seed that replays it. About a quarter of an hour on 2 quiet cores, most of it the two
-# long documents.
+# The crash and stress tests (pytest markers `crash` and `long`), with many trials: `cairn ingest`
+# killed with SIGKILL at random points, several times a trial, each trial checked and then finished;
+# exports killed at random moments (no plaintext may be left once Cairn runs again); `cairn import`
+# killed while it embeds, and the malformed-import corpus with random damage; the hostile and deeply
+# nested files; `cairn ingest`, `cairn watch run` and the window killed while a file is read (their
+# readers end quietly); every process kind crashed with SIGSEGV and SIGABRT (no core file); and 100
+# writes beside the ingest of a 6,000-page PDF and of a million-line chat (none refused; the waits
+# are printed). `make test` runs 1 trial each and small documents, and leaves out the `long`
+# scenarios; `make stress STRESS_TRIALS=50` runs more. A failure names the seed that replays it.
+# About a quarter of an hour on 2 quiet cores, most of it the two long documents.
 STRESS_TRIALS ?= 20
 stress: install
-	CAIRN_STRESS_TRIALS=$(STRESS_TRIALS) CAIRN_STRESS_FULL=1 $(BIN)/python -m pytest -m crash -rA
+	CAIRN_STRESS_TRIALS=$(STRESS_TRIALS) CAIRN_STRESS_FULL=1 $(BIN)/python -m pytest -m "crash or long" -rA
 
 # Every line of bench/run.py, with each scale also built and probed by Cairn as it was at
 # BENCH_BEFORE (the commit before compact vectors) in the same run. `make bench MILLION=1` adds

@@ -61,6 +61,7 @@ def _worker_pid() -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.skipif(sys.platform != "linux", reason="peak memory is read from /proc")
 def test_a_long_recording_is_kept_in_a_memory_budget_whole_decoding_cannot_meet(
     corpus: Path, tmp_path: Path

@@ -138,6 +138,7 @@ def test_killing_cairn_ingest_ends_its_reader_quietly(
 
 
 @pytest.mark.crash
+@pytest.mark.long
 def test_killing_cairn_watch_run_ends_its_reader_quietly(
     tmp_path: Path, vault_env: dict[str, str], scan: Path
 ) -> None:
@@ -149,6 +150,7 @@ def test_killing_cairn_watch_run_ends_its_reader_quietly(
 
 
 @pytest.mark.crash
+@pytest.mark.long
 def test_killing_the_window_ends_its_ingest_child_quietly(
     tmp_path: Path, vault_env: dict[str, str], vault_path: Path, scan: Path
 ) -> None:

@@ -21,6 +21,7 @@ PAGES, LINES, ADDS = (6000, 1_000_000, 100) if FULL else (40, 8_000, 10)
 
 @pytest.mark.crash
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("kind", ["pdf", "chat"])
 def test_adds_beside_a_long_document_are_never_refused(kind: str, tmp_path: Path) -> None:
     document = tmp_path / ("long.pdf" if kind == "pdf" else "long-chat.txt")
