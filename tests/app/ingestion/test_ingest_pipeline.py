@@ -86,7 +86,7 @@ def ingested(
         patch.setenv("CAIRN_DATA_DIR", str(root / "data"))
         service, vault = create_service(root / "vault.cairn", embedder)
     events: list[IngestProgress] = []
-    report = service.ingest(IngestRequest.of([folder], progress=events.append))
+    report = service.ingest(IngestRequest.of([folder]), progress=events.append)
     yield service, folder.resolve(), report, events, vault
     service.close()
 

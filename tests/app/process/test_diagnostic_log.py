@@ -20,6 +20,7 @@ from cairn.app.cli.main import main
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.process import ApartRuns
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.process import diagnostic_log
 from cairn.app.service import MemoryService
 from cairn.storage.vault import Vault
@@ -235,13 +236,9 @@ def test_a_bug_in_the_ingest_child_leaves_its_traceback_in_the_log(
                 vault,
                 None,
                 ExtractionSettings(data_dir=str(data)),
-                [note],
-                scope="personal",
-                dry_run=False,
+                IngestRequest.of([note], scope="personal"),
                 progress=None,
                 cancel=None,
-                ocr_languages=None,
-                whisper_model_dir=None,
             )
     finally:
         vault.close()

@@ -322,7 +322,7 @@ def test_this_process_kind_protects_itself_at_start() -> None:
         [
             sys.executable,
             "-c",
-            "from cairn.app.upkeep import process_privacy as p; print(p.protect())",
+            "from cairn.app.process import privacy as p; print(p.protect())",
         ],
         capture_output=True,
         text=True,
