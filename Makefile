@@ -74,13 +74,13 @@ check-fast: check
 # The crash and stress tests (pytest markers `crash` and `long`), with many trials: `cairn ingest`
 # killed with SIGKILL at random points, several times a trial, each trial checked and then finished;
 # exports killed at random moments (no plaintext may be left once Cairn runs again); `cairn import`
-# killed while it embeds, and the malformed-import corpus with random damage; the hostile and deeply
-# nested files; `cairn ingest`, `cairn watch run` and the window killed while a file is read (their
-# readers end quietly); every process kind crashed with SIGSEGV and SIGABRT (no core file); and 100
-# writes beside the ingest of a 6,000-page PDF and of a million-line chat (none refused; the waits
-# are printed). `make test` runs 1 trial each and small documents, and leaves out the `long`
-# scenarios; `make stress STRESS_TRIALS=50` runs more. A failure names the seed that replays it.
-# About a quarter of an hour on 2 quiet cores, most of it the two long documents.
+# killed while it embeds, and imports damaged at random; the hostile and deeply nested files; `cairn
+# ingest`, `cairn watch run` and the window killed while a file is read (their readers end quietly);
+# every process kind crashed with SIGSEGV and SIGABRT (no core file); and 100 writes beside the
+# ingest of a 6,000-page PDF and of a million-line chat (none refused; the waits are printed). `make
+# test` runs 1 trial each and small documents, and leaves out the `long` scenarios; `make stress
+# STRESS_TRIALS=50` runs more. A failure names the seed that replays it. About a quarter of an hour
+# on 2 quiet cores, most of it the two long documents.
 STRESS_TRIALS ?= 20
 stress: install
 	CAIRN_STRESS_TRIALS=$(STRESS_TRIALS) CAIRN_STRESS_FULL=1 $(BIN)/python -m pytest -m "crash or long" -rA

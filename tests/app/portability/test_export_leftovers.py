@@ -277,6 +277,7 @@ def large_vault(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedd
 
 @pytest.mark.crash
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("trial", range(TRIALS))
 def test_exports_killed_at_random_moments_leave_no_plaintext(
     trial: int, large_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -99,7 +99,6 @@ def test_the_corpus_holds_every_kind_of_damage() -> None:
         assert kind_of_field in fields
 
 
-@pytest.mark.crash
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_a_malformed_import_is_refused_by_line_and_field_and_nothing_is_kept(
     case: Case,
@@ -129,7 +128,6 @@ SAMPLE = [
 ]
 
 
-@pytest.mark.crash
 @pytest.mark.parametrize("name", SAMPLE)
 def test_the_command_refuses_with_a_sentence_and_removes_the_vault_it_made(
     name: str, export: Path, tmp_path: Path
