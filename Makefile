@@ -64,10 +64,10 @@ pytest: install
 	$(BIN)/python -m pytest $(PARALLEL) -m "not (serial or crash or long)"
 	CAIRN_STRESS_TRIALS=1 $(BIN)/python -m pytest -m "(serial or crash) and not long"
 
-# The quick loop for a change: format, lint, types, and the tests that need no window, OCR,
+# The quick loop for a change: format, lint, types, and the tests that need no window, model, OCR,
 # recording, crash trial or timing of their own (a few minutes on 2 cores; `make test` is the
 # whole check, and what CI runs).
-FAST := not (window or ocr or audio or crash or slow or serial or long)
+FAST := not (window or model or ocr or audio or crash or slow or serial or long)
 check-fast: check
 	$(BIN)/python -m pytest $(PARALLEL) -q -m "$(FAST)"
 

@@ -76,14 +76,17 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test of the window is marked ``window`` where it is collected, so that
-    ``make check-fast`` can leave them out without each file saying so."""
+    """Every test of the window is marked ``window``, and every test that loads the embedding
+    model (the ``embedder`` fixture, under every ``service``) ``model``, where it is collected,
+    so that ``make check-fast`` can leave them out without each file saying so."""
     tests = PROJECT_ROOT / "tests"
     for item in items:
         first = Path(str(item.path)).relative_to(tests).parts[0]
         fixtures = set(getattr(item, "fixturenames", ()))
         if first in {"ui", "bundle"} or fixtures & {"qtbot", "qapp"}:
             item.add_marker(pytest.mark.window)
+        if "embedder" in fixtures:
+            item.add_marker(pytest.mark.model)
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,9 @@ from cairn.app.service import MemoryService
 from cairn.storage import export_rows, graph_rows
 from cairn.storage.vault import Vault
 
+# It measures its own peak memory, which a neighbour's work on the same process would blur.
+pytestmark = pytest.mark.serial
+
 COUNT = 4_000
 BODY = 4_000
 LIMIT = 6 * 1024 * 1024  # holding the text alone would take 16 MB
