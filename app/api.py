@@ -46,6 +46,7 @@ from cairn.app.models import (
     StubToEnrich,
     TrackedFile,
     VaultStats,
+    WriteResult,
 )
 from cairn.app.packs import LAYERS, Pack
 from cairn.app.portability.exporting import PLAINTEXT_WARNING, ExportReport
@@ -109,6 +110,7 @@ __all__ = [
     "ViewGraph",
     "WatchBatch",
     "WatchedFolder",
+    "WriteResult",
     "create_vault",
     "installed_ocr_languages",
     "log_fault",

@@ -199,11 +199,20 @@ class MemoryService:
         found by ``include_history`` and ``as_of`` reads), joined by a ``supersedes`` edge."""
         return self._history.supersede(old_id, new_id, self._scopes(scopes))
 
-    def revise(self, node_id: str, title: str, body: str, *, scopes: Sequence[str]) -> History:
+    def revise(
+        self,
+        node_id: str,
+        title: str,
+        body: str,
+        *,
+        scopes: Sequence[str],
+        attrs: Mapping[str, Any] | None = None,
+    ) -> History:
         """Edit a memory: the text becomes a new version that supersedes ``node_id``, both in
         one transaction (either both happen or neither). The new version keeps the old one's
-        type, attributes, scope and source; the old one stays as history."""
-        return self._revisions.revise(node_id, title, body, self._scopes(scopes))
+        type, attributes (``attrs`` changes the ones it names), scope and source; the old one
+        stays as history."""
+        return self._revisions.revise(node_id, title, body, self._scopes(scopes), attrs)
 
     def history(self, node_id: str, *, scopes: Sequence[str]) -> History:
         """A memory's versions, oldest first, walking ``supersedes`` both ways."""
@@ -314,8 +323,12 @@ class MemoryService:
         scopes: Sequence[str],
         type: str = "Note",
         title: str | None = None,
+        body: str | None = None,
     ) -> WriteResult:
-        return self._inbox.promote(item_id, self._scopes(scopes), type_name=type, title=title)
+        """Turn a capture into a memory of ``type``; ``body`` is its text as edited, if it was."""
+        return self._inbox.promote(
+            item_id, self._scopes(scopes), type_name=type, title=title, body=body
+        )
 
     def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
         return self._inbox.discard(item_id, self._scopes(scopes))

@@ -52,15 +52,18 @@ class Inbox:
         *,
         type_name: str = "Note",
         title: str | None = None,
+        body: str | None = None,
     ) -> WriteResult:
-        """Turn a capture into a memory (a Note unless told otherwise), in one transaction."""
+        """Turn a capture into a memory (a Note unless told otherwise), in one transaction.
+        ``body`` is the capture's text as the person edited it before sorting it (default: the
+        text as captured)."""
         with self._vault.write() as conn:
             item = self._open_item(conn, item_id, scopes)
             result = self._writer.add(
                 NewMemory(
                     type=type_name,
-                    title=title or default_title(item.text),
-                    body=item.text,
+                    title=title or default_title(body or item.text),
+                    body=body if body and body.strip() else item.text,
                     scope=item.scope,
                     source="inbox",
                 )

@@ -3,6 +3,9 @@ in one transaction (either both happen or neither)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.models import History
 from cairn.app.retrieval.recall import Recall
@@ -18,7 +21,14 @@ class Revisions:
         self._history = history
         self._recall = recall
 
-    def revise(self, node_id: str, title: str, body: str, chosen: list[str]) -> History:
+    def revise(
+        self,
+        node_id: str,
+        title: str,
+        body: str,
+        chosen: list[str],
+        attrs: Mapping[str, Any] | None = None,
+    ) -> History:
         """See ``MemoryService.revise``; ``chosen`` are scopes already checked."""
         if not title.strip():
             raise InvalidRequest("A memory needs a title.")
@@ -32,7 +42,13 @@ class Revisions:
             versions.append(self._history.supersede_in(conn, old.id, row["id"], chosen))
 
         memory = NewMemory(
-            old.type, title.strip(), body, old.attrs, old.scope, old.source, old.locator
+            old.type,
+            title.strip(),
+            body,
+            {**old.attrs, **(attrs or {})},
+            old.scope,
+            old.source,
+            old.locator,
         )
         # A new version says much the same as the old one on purpose: no duplicate check.
         self._writer.add_version(memory, supersede)
