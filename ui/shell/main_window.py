@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -43,6 +43,8 @@ from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
+from cairn.ui.writing.inbox_item import InboxItemDialog
+from cairn.ui.writing.note_editor import NoteEditor
 
 DEFAULT_SIZE = (1280, 800)
 STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
@@ -120,6 +122,7 @@ class MainWindow(QMainWindow):
         workspace.ingest.busy_changed.connect(self.set_busy)
         workspace.ingest.finished.connect(self._ingest_finished)
         workspace.library.filter_changed.connect(workspace.search.set_filter)
+        workspace.search.inbox_item_activated.connect(self.open_inbox_item)
         return workspace
 
     def _action(self, text: str, slot: Any, *shortcuts: Any, needs_vault: bool = False) -> QAction:
@@ -141,12 +144,15 @@ class MainWindow(QMainWindow):
         standard = QKeySequence.StandardKey
         a = self._action
         file_menu = self.menuBar().addMenu("&File")
-        file_menu.addAction(a("&New Vault…", self.new_vault))
+        file_menu.addAction(a("New &Vault…", self.new_vault))
         file_menu.addAction(a("&Open Vault…", self.open_vault, standard.Open))
         file_menu.addSeparator()
         file_menu.addAction(a("Add &Files…", self.add_files, "Ctrl+Shift+O", needs_vault=True))
         file_menu.addAction(a("Add Fol&der…", self.add_folder, needs_vault=True))
-        file_menu.addAction(a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True))
+        self.new_note_action = a("&New Note…", self.new_note, "Ctrl+Shift+N", needs_vault=True)
+        file_menu.addAction(self.new_note_action)
+        self.capture_action = a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True)
+        file_menu.addAction(self.capture_action)
         file_menu.addSeparator()
         self.export_action = a("&Export…", self.export, needs_vault=True)
         file_menu.addAction(self.export_action)
@@ -179,6 +185,13 @@ class MainWindow(QMainWindow):
             toggle.setText(f"&{name.capitalize()}")
             self._vault_actions.append(toggle)
             view_menu.addAction(toggle)
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("mainToolBar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self._add_files_action = a("Add Files…", self.add_files, needs_vault=True)
+        for action in (self.new_note_action, self.capture_action, self._add_files_action):
+            toolbar.addAction(action)
 
         help_menu = self.menuBar().addMenu("&Help")
         about = a("&About Cairn", self.about)
@@ -223,6 +236,29 @@ class MainWindow(QMainWindow):
             return None
         dialog = QuickCaptureDialog(self.session, self)
         dialog.captured.connect(lambda _: self.statusBar().showMessage("Captured to the inbox."))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def new_note(self) -> NoteEditor | None:
+        """File › New Note: a note written in the window's Markdown editor."""
+        if not self.session.is_open:
+            return None
+        editor = NoteEditor(self.session, self)
+        editor.saved.connect(self.open_node)
+        editor.finished.connect(editor.deleteLater)
+        editor.show()
+        return editor
+
+    def open_inbox_item(self, item_id: str) -> InboxItemDialog | None:
+        """An inbox capture opened from the list: edit it, make it a memory, or discard it."""
+        if not self.session.is_open:
+            return None
+        dialog = InboxItemDialog(self.session, item_id, self)
+        dialog.promoted.connect(self.open_node)
+        dialog.promoted.connect(
+            lambda _: self.statusBar().showMessage("Made a memory of the capture.")
+        )
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog

@@ -1,0 +1,307 @@
+"""The note editor (File › New Note, Ctrl+Shift+N): a title, tags, and a Markdown body with a
+preview, ``[[`` completing the names the vault knows.
+
+The first Save writes a Note (through the dedup gate, like any write); each later Save with
+changes makes one new version that supersedes the last (``MemoryService.revise``), so the note's
+links and history stay and typing never makes a version per keystroke. Closing with unsaved
+changes asks first. Nothing is kept as a draft on disk; locking the vault closes the editor and
+clears its text from the screen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cairn.app.api import History, MemoryService, Node, WriteResult
+from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.session import Session
+from cairn.ui.writing.markdown import OPEN_LINK, MarkdownHighlighter
+
+NAMES_LIMIT = 500  # the newest memories' titles complete [[ ; more would only slow the popup
+_TAG_SPLIT = re.compile(r"[,\s]+")
+
+
+def parse_tags(text: str) -> list[str]:
+    """``"ferry, #travel  plans"`` -> ``["ferry", "travel", "plans"]`` (each once, in order)."""
+    tags: list[str] = []
+    for part in _TAG_SPLIT.split(text):
+        tag = part.strip().lstrip("#")
+        if tag and tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+def _known_names(service: MemoryService) -> list[str]:
+    nodes = service.list_memories(scopes=service.scopes(), limit=NAMES_LIMIT)
+    return sorted({node.title for node in nodes if node.title}, key=str.casefold)
+
+
+def _write_note(service: MemoryService, title: str, body: str, tags: list[str], scope: str) -> str:
+    result: WriteResult = service.write(
+        "Note", title, body, attrs={"tags": tags} if tags else None, scope=scope
+    )
+    if result.node is None:
+        raise ValueError("The note was not stored: it looks like a memory you already have.")
+    return result.node.id
+
+
+def _revise_note(
+    service: MemoryService, node_id: str, title: str, body: str, tags: list[str]
+) -> str:
+    history: History = service.revise(
+        node_id, title, body, scopes=service.scopes(), attrs={"tags": tags}
+    )
+    return history.chain[-1].id
+
+
+class NoteEditor(QDialog):
+    saved = Signal(str)  # the id of the note's newest version
+
+    def __init__(
+        self, session: Session, parent: QWidget | None = None, node: Node | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.node_id: str | None = node.id if node else None
+        self._scope = node.scope if node else "personal"
+        self._saving = False
+        self.close_question: QMessageBox | None = None  # open while asking about unsaved text
+        self.setWindowTitle("Edit note" if node else "New note")
+        self.resize(720, 560)
+
+        self.title = QLineEdit(node.title if node else "")
+        self.title.setPlaceholderText("Title")
+        self.title.setAccessibleName("Note title")
+        self.tags = QLineEdit(", ".join(_tags_of(node)))
+        self.tags.setPlaceholderText("tags, separated by commas")
+        self.tags.setAccessibleName("Tags")
+        self.body = QPlainTextEdit(node.body if node else "")
+        self.body.setPlaceholderText(
+            "Write in Markdown. Type [[ to link a person, place, project or note you have."
+        )
+        self.body.setAccessibleName("Note text")
+        self.body.setAccessibleDescription("Markdown; [[ completes the names in the vault")
+        self.highlighter = MarkdownHighlighter(self.body.document())
+        self.preview = QTextBrowser()
+        self.preview.setAccessibleName("Preview")
+        self.preview.setOpenLinks(False)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.body, "&Write")
+        self.tabs.addTab(self.preview, "&Preview")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.notice = NoticeLabel()
+
+        self.names = QStringListModel(self)
+        self.completer = QCompleter(self.names, self)
+        self.completer.setWidget(self.body)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.completer.activated.connect(self.insert_link)
+        self.body.textChanged.connect(self._maybe_complete)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close
+        )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setToolTip("Ctrl+S")
+        self.save_button.clicked.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self).activated.connect(self.save)
+
+        form = QFormLayout()
+        form.addRow("&Title:", self.title)
+        form.addRow("Ta&gs:", self.tags)
+        column = QVBoxLayout(self)
+        column.addLayout(form)
+        column.addWidget(self.tabs, 1)
+        column.addWidget(self.notice)
+        column.addWidget(self.buttons)
+
+        self._saved_state = self._state() if node else ("", "", "")
+        for field in (self.title, self.tags):
+            field.textChanged.connect(self._update)
+        self.body.textChanged.connect(self._update)
+        session.locked.connect(self._locked)
+        self._update()
+        self._load_names()
+        (self.body if node else self.title).setFocus()
+
+    # -- state --------------------------------------------------------------------------------
+
+    def _state(self) -> tuple[str, str, str]:
+        return (self.title.text().strip(), self.body.toPlainText(), self.tags.text().strip())
+
+    @property
+    def dirty(self) -> bool:
+        return self._state() != self._saved_state
+
+    def _update(self) -> None:
+        ready = bool(self.title.text().strip()) and self.dirty and not self._saving
+        self.save_button.setEnabled(ready and self.session.is_open)
+        self.setWindowTitle(
+            ("• " if self.dirty else "") + (self.title.text().strip() or "New note")
+        )
+
+    # -- saving -------------------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Store what changed since the last save: a new note, or one new version of it."""
+        service = self.session.service
+        title, body, tags_text = self._state()
+        if service is None or self._saving or not self.dirty:
+            return
+        if not title:
+            self.notice.show_error("Give the note a title before saving it.")
+            self.title.setFocus()
+            return
+        tags = parse_tags(tags_text)
+        self._saving = True
+        self._update()
+        state = (title, body, tags_text)
+        node_id = self.node_id
+
+        def store() -> str:
+            if node_id is None:
+                return _write_note(service, title, body, tags, self._scope)
+            return _revise_note(service, node_id, title, body, tags)
+
+        call_in_worker(
+            self,
+            store,
+            on_done=lambda new_id: self._stored(new_id, state),
+            on_failed=self._failed,
+        )
+
+    def _stored(self, node_id: str, state: tuple[str, str, str]) -> None:
+        self._saving = False
+        self.node_id = node_id
+        self._saved_state = state
+        self.notice.show_info("Saved.")
+        self._update()
+        self.saved.emit(node_id)
+        self.session.changed.emit()
+
+    def _failed(self, sentence: str) -> None:
+        self._saving = False
+        self.notice.show_error(f"{sentence} Your text is still here; try Save again.")
+        self._update()
+
+    def reject(self) -> None:
+        """Close (the Close button, Esc, the title bar), asking first about unsaved changes.
+        The question is window-modal, not a nested event loop: the window keeps drawing and
+        a lock meanwhile still clears the text."""
+        if self.session.is_open and self.dirty and self.title.text().strip():
+            self._ask_before_closing()
+            return
+        super().reject()
+
+    def _ask_before_closing(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Save the note?",
+            "This note has changes that are not saved.",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.close_question = box
+
+        def answered(button: int) -> None:
+            self.close_question = None
+            if button == QMessageBox.StandardButton.Discard:
+                super(NoteEditor, self).reject()
+            elif button == QMessageBox.StandardButton.Save:
+                # Closes once it is stored; a failure keeps the text here with its message.
+                self.saved.connect(lambda _: super(NoteEditor, self).reject())
+                self.save()
+
+        box.finished.connect(answered)
+        box.open()
+
+    def _locked(self) -> None:
+        # The vault is closed: no memory text stays on screen.
+        for field in (self.title, self.tags):
+            field.clear()
+        self.body.clear()
+        self.preview.clear()
+        self._saved_state = self._state()
+        super().reject()
+
+    # -- writing aids -------------------------------------------------------------------------
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.preview:
+            self.preview.setMarkdown(self.body.toPlainText())
+
+    def _load_names(self) -> None:
+        service = self.session.service
+        if service is not None:
+            # Without the names [[ simply completes nothing: the note can still be written.
+            call_in_worker(
+                self,
+                _known_names,
+                service,
+                on_done=self.names.setStringList,
+                on_failed=lambda _sentence: None,
+            )
+
+    def _popup(self) -> QAbstractItemView:
+        popup = self.completer.popup()
+        assert popup is not None  # a completer always has its list
+        return popup
+
+    def _typed_link(self) -> str | None:
+        """The name typed after an open ``[[`` before the cursor, if there is one."""
+        cursor = self.body.textCursor()
+        line = cursor.block().text()[: cursor.positionInBlock()]
+        match = OPEN_LINK.search(line)
+        return match.group(1) if match else None
+
+    def _maybe_complete(self) -> None:
+        typed = self._typed_link()
+        if typed is None:
+            self._popup().hide()
+            return
+        self.completer.setCompletionPrefix(typed)
+        rect = self.body.cursorRect()
+        rect.setWidth(max(240, self._popup().sizeHintForColumn(0) + 24))
+        self.completer.complete(rect)
+
+    def insert_link(self, name: str) -> None:
+        """Finish the ``[[`` being typed with ``name]]``."""
+        typed = self._typed_link()
+        if typed is None:
+            return
+        cursor = self.body.textCursor()
+        cursor.movePosition(
+            QTextCursor.MoveOperation.Left, QTextCursor.MoveMode.KeepAnchor, len(typed)
+        )
+        cursor.insertText(f"{name}]]")
+        self.body.setTextCursor(cursor)
+        self._popup().hide()
+
+
+def _tags_of(node: Node | None) -> list[str]:
+    tags = node.attrs.get("tags") if node else None
+    return [str(tag) for tag in tags] if isinstance(tags, list) else []
