@@ -243,10 +243,13 @@ class MemoryService:
         types: Sequence[str] | None = None,
         statuses: Sequence[str] = ("active", "stub"),
         limit: int = 50,
+        shelf: str | None = None,
     ) -> list[Node]:
-        """The newest memories of ``types`` (any type if None) in ``statuses``: what a library
-        shelf shows before a word is typed. ``limit`` is at most 500."""
-        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit)
+        """The newest memories of ``types`` in ``statuses``: what a library shelf shows before
+        a word is typed. Without ``types``, the newest of ``shelf`` (``app/text/shelves.py``:
+        "Note" also lists the note files read from a notes folder, "Document" the other files),
+        or of every shelf, sections of documents left out. ``limit`` is at most 500."""
+        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit, shelf=shelf)
 
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
