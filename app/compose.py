@@ -18,6 +18,7 @@ from cairn.app.embedding.model import Embedder, default_embedder
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.graphview.views import GraphViews
 from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.note_edits import NoteFileEdits
 from cairn.app.ingestion.pipeline import Ingestor
 from cairn.app.ingestion.process import ApartRuns, ServiceFactory
 from cairn.app.ingestion.watch_control import WatchControl
@@ -225,7 +226,7 @@ def wire(
         writer=writer,
         review=review,
         history=history,
-        revisions=Revisions(writer, history, recall),
+        revisions=Revisions(writer, history, recall, NoteFileEdits(writer, history, space)),
         recall=recall,
         inbox=Inbox(vault, writer),
         graph_views=GraphViews(vault, pack, recall),
