@@ -82,9 +82,13 @@ class ExportDialog(QDialog):
         where = QHBoxLayout()
         where.addWidget(self.location, 1)
         where.addWidget(choose)
+        # A row whose field is a layout gets no buddy from the form: without one, the label
+        # would show its "&" instead of underlining the key that jumps to the field.
+        save_in = QLabel("&Save in:")
+        save_in.setBuddy(self.location)
         self._form = QFormLayout()
         self._form.addRow("&Scopes:", self.scopes)
-        self._form.addRow("&Save in:", where)
+        self._form.addRow(save_in, where)
         self._form.addRow("&New folder:", self.folder_name)
         self._form.addRow("", self.target)
         column = QVBoxLayout(self)

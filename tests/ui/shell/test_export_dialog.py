@@ -9,9 +9,11 @@ import stat
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from cairn.ui.base.session import Session
 from cairn.ui.shell.export_dialog import ExportDialog
+from tests.ui.mnemonics import literal_ampersands
 from tests.ui.windows import new_vault_window
 
 
@@ -20,6 +22,16 @@ def _dialog(qtbot, session: Session) -> ExportDialog:
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.scopes.count() > 0)
     return dialog
+
+
+def test_every_label_underlines_its_key_instead_of_showing_an_ampersand(
+    qtbot, open_session: Session
+) -> None:
+    open_session.service.add_scope("work")  # the scopes row shows only with two scopes
+    dialog = _dialog(qtbot, open_session)
+    assert literal_ampersands(dialog) == []
+    save_in = next(label for label in dialog.findChildren(QLabel) if "Save in" in label.text())
+    assert save_in.buddy() is dialog.location
 
 
 def test_the_dialog_exports_the_chosen_scope_as_json_lines(
