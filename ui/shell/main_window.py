@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QKeySequence,
+    QUndoStack,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -40,6 +41,7 @@ from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.shell.capture import QuickCaptureDialog
+from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
@@ -75,6 +77,11 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.resize(*DEFAULT_SIZE)
+        # What a person may take back (an archive, a merge...): panels push commands here, and
+        # Edit › Undo and Redo act on it when no text field has the focus. A vault's commands
+        # mean nothing once it is locked.
+        self.undo_stack = QUndoStack(self)
+        self.session.locked.connect(self.undo_stack.clear)
 
         # Before the panels connect to the session: it must stop serving before they forget.
         self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
@@ -170,6 +177,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(quit_action)
 
         edit_menu = self.menuBar().addMenu("&Edit")
+        self.edit_actions = EditActions(self.undo_stack, self)
+        self.edit_actions.add_to(edit_menu)
+        edit_menu.addSeparator()
         self.find_action = a("&Find", self.focus_search, "Ctrl+K", standard.Find, needs_vault=True)
         edit_menu.addAction(self.find_action)
 
