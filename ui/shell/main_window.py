@@ -41,6 +41,7 @@ from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.shell.capture import QuickCaptureDialog
+from cairn.ui.shell.command_palette import CommandPalette
 from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.retention_schedule import RetentionSchedule
@@ -184,6 +185,9 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.find_action)
 
         view_menu = self.menuBar().addMenu("&View")
+        self.palette_action = a("Command &Palette…", self.open_command_palette, "Ctrl+P")
+        view_menu.addAction(self.palette_action)
+        view_menu.addSeparator()
         library = self.workspace.library
         show_library = a("&Library", lambda: None, needs_vault=True)
         show_library.setCheckable(True)
@@ -313,6 +317,14 @@ class MainWindow(QMainWindow):
 
     def lock(self) -> None:
         self.session.lock()
+
+    # -- the palette and help -----------------------------------------------------------------
+
+    def open_command_palette(self) -> CommandPalette:
+        """View › Command Palette (Ctrl+P): every menu command, found by typing."""
+        palette = CommandPalette(self.menuBar(), self)
+        palette.popup()
+        return palette
 
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
