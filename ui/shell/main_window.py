@@ -44,6 +44,7 @@ from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.command_palette import CommandPalette
 from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
+from cairn.ui.shell.help import ShortcutsDialog, UserGuide
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 from cairn.ui.writing.inbox_item import InboxItemDialog
@@ -208,6 +209,9 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
 
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a("User &Guide", self.open_user_guide, standard.HelpContents))
+        help_menu.addAction(a("&Keyboard Shortcuts", self.show_shortcuts))
+        help_menu.addSeparator()
         about = a("&About Cairn", self.about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(about)
@@ -325,6 +329,22 @@ class MainWindow(QMainWindow):
         palette = CommandPalette(self.menuBar(), self)
         palette.popup()
         return palette
+
+    def open_user_guide(self) -> UserGuide:
+        """Help › User Guide: the guide in a window beside this one."""
+        guide = self.findChild(UserGuide)
+        if guide is None:
+            guide = UserGuide(self)
+        guide.show()
+        guide.raise_()
+        guide.activateWindow()
+        return guide
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(self)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
 
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
