@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QUndoStack,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -46,6 +47,7 @@ from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.help import ShortcutsDialog, UserGuide
 from cairn.ui.shell.retention_schedule import RetentionSchedule
+from cairn.ui.shell.tray import WindowTray, tray_available
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 from cairn.ui.writing.inbox_item import InboxItemDialog
 from cairn.ui.writing.note_editor import NoteEditor
@@ -96,7 +98,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
 
         self._build_status_bar()
-        self.notifier = DesktopNotifier(self.statusBar(), self.windowIcon())
+        self.tray = self._build_tray()
+        self.notifier = DesktopNotifier(self.statusBar(), self.tray)
         self._build_menus()
         self.autolock = AutoLock(
             self.session,
@@ -174,7 +177,7 @@ class MainWindow(QMainWindow):
             settings.setShortcut(QKeySequence("Ctrl+,"))
         file_menu.addAction(settings)
         file_menu.addSeparator()
-        quit_action = a("&Quit", self.close, standard.Quit)
+        quit_action = a("&Quit", self.quit, standard.Quit)
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(quit_action)
 
@@ -215,6 +218,20 @@ class MainWindow(QMainWindow):
         about = a("&About Cairn", self.about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(about)
+
+    def _build_tray(self) -> WindowTray | None:
+        """The tray icon, where the desktop has a tray (see ``ui/shell/tray.py``)."""
+        if not tray_available():
+            return None
+        tray = WindowTray(
+            self,
+            self.session,
+            self.windowIcon(),
+            quick_capture=self.quick_capture,
+            quit_app=self.quit,
+        )
+        tray.show()
+        return tray
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -322,7 +339,7 @@ class MainWindow(QMainWindow):
     def lock(self) -> None:
         self.session.lock()
 
-    # -- the palette and help -----------------------------------------------------------------
+    # -- the palette, help and quitting -------------------------------------------------------
 
     def open_command_palette(self) -> CommandPalette:
         """View › Command Palette (Ctrl+P): every menu command, found by typing."""
@@ -345,6 +362,12 @@ class MainWindow(QMainWindow):
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
+
+    def quit(self) -> None:
+        """File › Quit and the tray's Quit: close the window, and with it the vault, then end
+        Cairn (a window hidden in the tray ends nothing by closing)."""
+        if self.close():
+            QApplication.quit()
 
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
