@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -35,6 +35,7 @@ from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultS
 from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.ingest.drops import read_drop
 from cairn.ui.lock.autolock import AutoLock
@@ -80,7 +81,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Cairn")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
-        self.resize(*DEFAULT_SIZE)
+        fit_to_screen(self, QSize(*DEFAULT_SIZE))  # a saved layout may replace it below
         # What a person may take back (an archive, a merge...): panels push commands here, and
         # Edit › Undo and Redo act on it when no text field has the focus. A vault's commands
         # mean nothing once it is locked.
