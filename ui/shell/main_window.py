@@ -334,7 +334,7 @@ class MainWindow(QMainWindow):
     def open_server_settings(self) -> SettingsDialog | None:
         dialog = self.open_settings()
         if dialog is not None:
-            dialog.tabs.setCurrentWidget(dialog.graph_server)
+            dialog.show_page(dialog.graph_server)
         return dialog
 
     def lock(self) -> None:
