@@ -1,13 +1,13 @@
-"""Settings: the passphrase and auto-lock, the vault's memory settings (plain questions first,
-the numbers under Advanced), how files are read, the watched folders, the embedder, and the
-graph server. The pages are listed on the left, as desktop
+"""Settings: the window's look, the passphrase and auto-lock, the vault's memory settings
+(plain questions first, the numbers under Advanced), how files are read, the watched folders,
+the embedder, and the graph server. The pages are listed on the left, as desktop
 settings list them, so any number of them fits; each page scrolls when the window is small.
 
 Two kinds of setting live here and the dialog keeps them apart: the vault's own (read with
 ``MemoryService.settings``, changed with ``change_setting``, so the vault behaves the same on any
 machine) and this computer's preferences (``Preferences``). Every vault call runs in a worker.
 OK and Apply save both; the passphrase and the vector rebuild are actions with their own
-button.
+button. The look applies at once, and Cancel puts it back.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from cairn.ui.base.session import Session
 from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
+from cairn.ui.settings.appearance_page import AppearancePage
 from cairn.ui.settings.memory_page import MemoryPage
 from cairn.ui.settings.pages import ReadingFilesPage
 from cairn.ui.settings.server_page import GraphServerPage
@@ -101,6 +102,8 @@ class SettingsDialog(QDialog):
         self.page_list.setAccessibleName("Settings pages")
         self.page_list.setSpacing(2)
         self.pages = QStackedWidget()
+        self.appearance = AppearancePage(preferences)
+        self._add_page(self.appearance, "Appearance")
         self._add_page(self._security_page(), "Security")
         self.memory_page = MemoryPage()
         self.memory_page.setEnabled(False)  # until the vault's values are in
@@ -267,6 +270,7 @@ class SettingsDialog(QDialog):
 
     def apply(self, *, close: bool) -> None:
         self.preferences.set_autolock_minutes(self.autolock_minutes.value())
+        self.appearance.save()
         self.reading_files.save()
         self.preferences_changed.emit()
         changes = self.memory_changes()
@@ -295,6 +299,12 @@ class SettingsDialog(QDialog):
         self.applied.emit()
         if close:
             self.accept()
+
+    def done(self, result: int) -> None:
+        """A look tried but not kept goes back."""
+        if result != QDialog.DialogCode.Accepted.value:
+            self.appearance.revert()
+        super().done(result)
 
     # -- actions ------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from cairn.ui.shell.main_window import MainWindow
 from tests.ui.mnemonics import literal_ampersands
 
 PAGES = [
+    "Appearance",
     "Security",
     "Memory",
     "Reading files",
