@@ -1,7 +1,7 @@
 """Machine preferences of the window: recent vaults, auto-lock, OCR languages, the Whisper
-folder, the theme and text size, the graph server switch, window geometry. They belong to this
-computer, not to a vault (a vault's own settings, like the dedup bands, live inside the vault
-and come from ``MemoryService.settings``).
+folder, the theme and text size, the last backup folder, the graph server switch, window
+geometry. They belong to this computer, not to a vault (a vault's own settings, like the dedup
+bands, live inside the vault and come from ``MemoryService.settings``).
 
 Only paths, numbers, names of choices and window layout are stored here, never the text of a
 memory: the file is plain. It is an INI file in the platform's config folder
@@ -128,6 +128,17 @@ class Preferences:
 
     def set_font_size(self, size: str) -> None:
         self._settings.setValue("appearance/font_size", size)
+        self._settings.sync()
+
+    # -- backups ------------------------------------------------------------------------------
+
+    def backup_folder(self) -> str | None:
+        """The folder the last backup from the window went to (offered for the next one)."""
+        value = self._settings.value("backup/folder", "")
+        return str(value) if value else None
+
+    def set_backup_folder(self, folder: str) -> None:
+        self._settings.setValue("backup/folder", folder)
         self._settings.sync()
 
     # -- graph server -------------------------------------------------------------------------

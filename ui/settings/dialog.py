@@ -1,13 +1,13 @@
 """Settings: the window's look, the passphrase and auto-lock, the vault's memory settings
-(plain questions first, the numbers under Advanced), how files are read, the watched folders,
-the embedder, and the graph server. The pages are listed on the left, as desktop
+(plain questions first, the numbers under Advanced), backups, how files are read, the watched
+folders, the embedder, and the graph server. The pages are listed on the left, as desktop
 settings list them, so any number of them fits; each page scrolls when the window is small.
 
 Two kinds of setting live here and the dialog keeps them apart: the vault's own (read with
 ``MemoryService.settings``, changed with ``change_setting``, so the vault behaves the same on any
 machine) and this computer's preferences (``Preferences``). Every vault call runs in a worker.
-OK and Apply save both; the passphrase and the vector rebuild are actions with their own
-button. The look applies at once, and Cancel puts it back.
+OK and Apply save both; the passphrase, the backup and the vector rebuild are actions with their
+own button. The look applies at once, and Cancel puts it back.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
 from cairn.ui.settings.appearance_page import AppearancePage
+from cairn.ui.settings.backup_page import BackupPage
 from cairn.ui.settings.memory_page import MemoryPage
 from cairn.ui.settings.pages import ReadingFilesPage
 from cairn.ui.settings.server_page import GraphServerPage
@@ -82,6 +83,7 @@ class SettingsDialog(QDialog):
     preferences_changed = Signal()
     passphrase_changed = Signal()
     vectors_rebuilt = Signal(int)
+    busy_changed = Signal(object)  # a backup's sentence while it runs, None when done
 
     def __init__(
         self,
@@ -108,6 +110,9 @@ class SettingsDialog(QDialog):
         self.memory_page = MemoryPage()
         self.memory_page.setEnabled(False)  # until the vault's values are in
         self._add_page(self.memory_page, "Memory")
+        self.backup = BackupPage(session, preferences)
+        self.backup.busy_changed.connect(self.busy_changed)
+        self._add_page(self.backup, "Backup")
         self.reading_files = ReadingFilesPage(preferences)
         self._add_page(self.reading_files, "Reading files")
         # The window's watcher (the ingest panel's): the list changes what it watches.
@@ -301,7 +306,12 @@ class SettingsDialog(QDialog):
             self.accept()
 
     def done(self, result: int) -> None:
-        """A look tried but not kept goes back."""
+        """Closing waits for a backup in flight (it is written whole or not at all), unless
+        the vault was locked; a look tried but not kept goes back."""
+        if self.backup.running and self.session.is_open:
+            self.backup.notice.show_info("The backup finishes first; then Settings closes.")
+            self.show_page(self.backup)
+            return
         if result != QDialog.DialogCode.Accepted.value:
             self.appearance.revert()
         super().done(result)

@@ -327,6 +327,7 @@ class MainWindow(QMainWindow):
         dialog.preferences_changed.connect(
             lambda: self.autolock.set_minutes(self.preferences.autolock_minutes())
         )
+        dialog.busy_changed.connect(self.set_busy)  # auto-lock waits for a backup
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog

@@ -13,6 +13,7 @@ PAGES = [
     "Appearance",
     "Security",
     "Memory",
+    "Backup",
     "Reading files",
     "Watched folders",
     "Search",
