@@ -104,7 +104,9 @@ class ExportDialog(QDialog):
         self.location.textChanged.connect(self._update)
         self.folder_name.textChanged.connect(self._update)
         self.scopes.itemChanged.connect(self._update)
-        session.locked.connect(self.reject)
+        # Through a method of its own: a slot that overrides Qt's (``reject`` below) stays
+        # connected after the dialog is deleted, and a later lock would call into it.
+        session.locked.connect(self._vault_locked)
         self._progressed_in_worker.connect(self._progressed)
         self._running = False
         self._load_scopes()
@@ -208,6 +210,9 @@ class ExportDialog(QDialog):
             self._update()
 
         call_in_worker(self, service.scopes, on_done=listed, on_failed=self.notice.show_error)
+
+    def _vault_locked(self) -> None:
+        self.reject()
 
     def reject(self) -> None:
         if self._running and self.session.is_open:

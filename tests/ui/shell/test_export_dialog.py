@@ -8,6 +8,7 @@ import json
 import stat
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -102,3 +103,13 @@ def test_file_export_opens_the_dialog_from_the_menu(qtbot, tmp_path: Path) -> No
     dialog.reject()
     window.session.lock()
     assert not window.export_action.isEnabled()
+
+
+def test_a_closed_dialog_is_left_alone_when_the_vault_locks(qtbot, open_session: Session) -> None:
+    dialog = ExportDialog(open_session)  # not the test's to close: it deletes itself
+    qtbot.waitUntil(lambda: dialog.scopes.count() > 0)
+    dialog.finished.connect(dialog.deleteLater)
+    dialog.reject()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(dialog))
+    open_session.lock()  # would call into the deleted dialog (an error in a slot fails here)
+    assert open_session.service is None
