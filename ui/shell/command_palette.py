@@ -39,6 +39,7 @@ TOP_MARGIN = 48  # below the menu bar and tool bar, where a person looks for it
 # Keys the filter field passes to the list, so the choice moves while the cursor stays put.
 LIST_KEYS = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown}
 ACTION_ROLE = Qt.ItemDataRole.UserRole
+TYPABLE_KEYS = {f"F{number}" for number in range(1, 13)} | {"Del", "Ins", "Esc"}
 
 
 def plain(text: str) -> str:
@@ -71,8 +72,10 @@ class Command:
 
 
 def key_names(action: QAction) -> str:
-    keys = action.shortcuts()
-    return ", ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in keys)
+    """The keys of ``action`` a person can type: combinations and F1 to F12, without the
+    keys of special keyboards a standard action also lists (F14, a key labelled Undo)."""
+    names = [key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()]
+    return ", ".join(name for name in names if "+" in name or name in TYPABLE_KEYS)
 
 
 def menu_commands(menu_bar: QMenuBar) -> list[Command]:

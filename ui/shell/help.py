@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QAction, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
@@ -30,11 +31,12 @@ from PySide6.QtWidgets import (
 
 import cairn.ui
 from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.shell.command_palette import SEPARATOR, key_names, menu_commands, plain
 
 GUIDE_NAME = "user-guide.md"
-GUIDE_SIZE = (820, 680)
-SHORTCUTS_SIZE = (560, 560)
+GUIDE_SIZE = QSize(820, 680)
+SHORTCUTS_SIZE = QSize(560, 560)
 ELSEWHERE = "Elsewhere"
 
 
@@ -54,7 +56,7 @@ class UserGuide(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Cairn user guide")
-        self.resize(*GUIDE_SIZE)
+        fit_to_screen(self, GUIDE_SIZE)
         self.find_field = QLineEdit()
         self.find_field.setPlaceholderText("Find in the guide (Enter for the next match)")
         self.find_field.setAccessibleName("Find in the guide")
@@ -121,7 +123,7 @@ class ShortcutsDialog(QDialog):
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
         self.setWindowTitle("Keyboard shortcuts")
-        self.resize(*SHORTCUTS_SIZE)
+        fit_to_screen(self, SHORTCUTS_SIZE)
         intro = QLabel(
             "Every command is also in the command palette (Ctrl+P): type a few letters of "
             "its name. In the search field, Esc clears it and Down moves to the results."

@@ -11,6 +11,7 @@ from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.screen_fit import FRAME_ALLOWANCE, fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.shell.main_window import DEFAULT_SIZE, MainWindow
+from cairn.ui.shell.workspace import DOCK_HEIGHT, DOCK_SHARE
 
 
 def _room() -> QSize:
@@ -33,3 +34,12 @@ def test_a_preferred_size_that_fits_is_kept(qtbot) -> None:
     qtbot.addWidget(widget)
     assert fit_to_screen(widget, QSize(300, 200)) == QSize(300, 200)
     assert widget.size() == QSize(300, 200)
+
+
+def test_on_a_small_screen_the_docks_leave_the_columns_room(qtbot, window: MainWindow) -> None:
+    workspace = window.workspace
+    dock = workspace.docks["review"]
+    share = workspace.window.height() * DOCK_SHARE
+    assert share < DOCK_HEIGHT  # the tests' screen is a small one
+    qtbot.waitUntil(lambda: dock.height() <= share + 1)
+    assert workspace.splitter.height() >= dock.height()
