@@ -324,16 +324,28 @@ class SearchPanel(QWidget):
         self._open_index(index if index.isValid() else self.model.index(0))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Down in the search field moves into the results, as in a browser's address bar."""
+        """Keys of the search field: Down moves into the results, as in a browser's address
+        bar; Esc clears the search, and in an empty field moves to the results."""
         if (
             watched is self.search_field
             and event.type() == QEvent.Type.KeyPress
             and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Down
-            and self.model.rowCount() > 0
         ):
-            self.results_view.setFocus(Qt.FocusReason.TabFocusReason)
-            if not self.results_view.currentIndex().isValid():
-                self.results_view.setCurrentIndex(self.model.index(0))
-            return True
+            if event.key() == Qt.Key.Key_Down and self.model.rowCount() > 0:
+                self._focus_results()
+                return True
+            if event.key() == Qt.Key.Key_Escape:
+                self._escape()
+                return True
         return super().eventFilter(watched, event)
+
+    def _escape(self) -> None:
+        if self.search_field.text():
+            self.search_field.clear()  # the listing of the library's choice comes back
+        elif self.model.rowCount() > 0:
+            self._focus_results()
+
+    def _focus_results(self) -> None:
+        self.results_view.setFocus(Qt.FocusReason.TabFocusReason)
+        if not self.results_view.currentIndex().isValid():
+            self.results_view.setCurrentIndex(self.model.index(0))
