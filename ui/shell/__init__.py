@@ -1,3 +1,3 @@
-"""The window around the panels: the main window and workspace, quick capture, export and the
-retention schedule.
+"""The window around the panels: the main window and workspace, quick capture, export, the
+retention schedule, and what other programs write shown as it comes.
 """

@@ -2,8 +2,9 @@
 
 It owns what belongs to the whole window and to no panel: the menus and shortcuts, dropping
 files anywhere to add them, auto-lock, the status bar (vault, counts, work in progress, graph
-server), desktop notifications, and the layout restored from the last run. Panels are wired
-together here only through their signals and the few methods of the panel contract.
+server), desktop notifications, and the layout restored from the last run. It stays live while
+other programs write to the vault (``outside_changes``). Panels are wired together here only
+through their signals and the few methods of the panel contract.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.export_dialog import ExportDialog
+from cairn.ui.shell.outside_changes import OutsideChanges
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 from cairn.ui.writing.inbox_item import InboxItemDialog
@@ -95,6 +97,8 @@ class MainWindow(QMainWindow):
             is_busy=lambda: self._busy_text is not None,
             parent=self,
         )
+        self.outside_changes = OutsideChanges(self.session, self)
+        self.outside_changes.problem.connect(self._outside_changes_failed)
         self.retention_schedule = RetentionSchedule(self.session, self)
         self.retention_schedule.passed.connect(self._retention_passed)
         self._stats_timer = QTimer(self)
@@ -363,6 +367,12 @@ class MainWindow(QMainWindow):
                 "shelf lists them).",
                 STATUS_MESSAGE_MS,
             )
+
+    def _outside_changes_failed(self, text: str) -> None:
+        self.statusBar().showMessage(
+            f"Changes made by other programs may not show until the next unlock: {text}",
+            STATUS_MESSAGE_MS,
+        )
 
     def _ingest_finished(self, report: IngestReport) -> None:
         summary = self.workspace.ingest.summary_text or "Your files are in the vault."

@@ -3,7 +3,6 @@ kept across runs, file drops, the status bar, and the wiring between panels."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,16 +23,6 @@ LEFT_BUTTON = Qt.MouseButton.LeftButton
 NO_KEYS = Qt.KeyboardModifier.NoModifier
 # A shown top-level window tells the platform its minimum size; the offscreen platform of the
 # tests cannot take that hint and says so. Nothing of Cairn's: every other warning still fails.
-
-
-@pytest.fixture
-def window(qtbot, open_session: Session) -> Iterator[MainWindow]:
-    main = MainWindow(open_session, Preferences())
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitExposed(main)
-    yield main
-    main.close()
 
 
 def _file_mime(*paths: Path | str) -> QMimeData:
