@@ -50,6 +50,7 @@ from cairn.ui.writing.note_editor import NoteEditor
 
 DEFAULT_SIZE = (1280, 800)
 STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
+LOCKED_BY_HAND = "Locked (Ctrl+L)"
 ABOUT = (
     "<h3>Cairn</h3><p>A person's memory on their own computer: notes, facts, people, places "
     "and documents in one encrypted file, found again by meaning and by words.</p>"
@@ -306,7 +307,8 @@ class MainWindow(QMainWindow):
         return dialog
 
     def lock(self) -> None:
-        self.session.lock()
+        """File › Lock (Ctrl+L)."""
+        self.session.lock(LOCKED_BY_HAND)
 
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
@@ -404,6 +406,7 @@ class MainWindow(QMainWindow):
         self.vault_label.setText("Locked")
         self.vault_label.setToolTip("")
         self.counts_label.clear()
+        self.statusBar().clearMessage()  # a message about the vault's work is not for now
         for action in self._vault_actions:
             action.setEnabled(False)
         if self.session.path is not None:

@@ -1,4 +1,5 @@
-"""A window a person lives in: what another program writes shows without a lock.
+"""A window a person lives in: what another program writes shows without a lock, and the
+unlock screen says why the vault locked.
 
 The other program is a real ``cairn add`` in a subprocess (its own process, connections and
 model), or, where only "another connection" matters, a second service opened on the same file.
@@ -102,3 +103,13 @@ def test_polling_stops_while_locked_and_when_the_window_closes(
     window.close()
     assert not outside.polling and window.session.service is None
     assert outside.wait_for_question()
+
+
+def test_idle_time_locks_and_the_unlock_screen_says_so(qtbot: Any, window: MainWindow) -> None:
+    window.autolock.set_interval_ms(1_000)
+    with qtbot.waitSignal(window.session.locked, timeout=5_000):
+        pass
+    notice = window.unlock_screen.lock_notice
+    assert notice.isVisible() and notice.text() == "Locked after 1 second without use"
+    _unlock(qtbot, window)
+    assert not notice.isVisible()
