@@ -3,8 +3,9 @@
 It owns what belongs to the whole window and to no panel: the menus and shortcuts, dropping
 files anywhere to add them, auto-lock, the status bar (vault, counts, work in progress, graph
 server), desktop notifications, and the layout restored from the last run. It stays live while
-other programs write to the vault (``outside_changes``). Panels are wired together here only
-through their signals and the few methods of the panel contract.
+other programs write to the vault (``outside_changes``) and comes back after an unlock as it
+was before the lock (``resume``). Panels are wired together here only through their signals
+and the few methods of the panel contract.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.outside_changes import OutsideChanges
+from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 from cairn.ui.writing.inbox_item import InboxItemDialog
@@ -100,6 +102,7 @@ class MainWindow(QMainWindow):
         )
         self.outside_changes = OutsideChanges(self.session, self)
         self.outside_changes.problem.connect(self._outside_changes_failed)
+        self.resume = Resume(self.session, self.workspace, self)
         self.retention_schedule = RetentionSchedule(self.session, self)
         self.retention_schedule.passed.connect(self._retention_passed)
         self._stats_timer = QTimer(self)
@@ -484,5 +487,6 @@ class MainWindow(QMainWindow):
         # Closing the window closes the vault: the key does not outlive the window. The graph
         # server stops first (on ``about_to_lock``), and here too if no vault was open.
         self.session.lock()
+        self.resume.forget()  # what the window showed goes with it
         self.server_switch.stop_now()
         super().closeEvent(event)

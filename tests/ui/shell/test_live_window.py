@@ -1,5 +1,5 @@
-"""A window a person lives in: what another program writes shows without a lock, and the
-unlock screen says why the vault locked.
+"""A window a person lives in: what another program writes shows without a lock, an unlock
+brings the window back as it was, and the unlock screen says why the vault locked.
 
 The other program is a real ``cairn add`` in a subprocess (its own process, connections and
 model), or, where only "another connection" matters, a second service opened on the same file.
@@ -14,14 +14,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit
+
+from cairn.app.api import SearchFilter
 from cairn.app.embedding.model import MiniLMEmbedder
+from cairn.ui.ingest.panel import STOPPED_BY_LOCK
 from cairn.ui.search.panel import SearchPanel
-from cairn.ui.shell.main_window import MainWindow
+from cairn.ui.shell.main_window import LOCKED_BY_HAND, MainWindow
 from tests.conftest import PASSPHRASE, open_service
+from tests.ui.windows import PASSPHRASE as NEW_VAULT_PASSPHRASE
 
 ARRIVAL_MS = 5_000  # what another program wrote shows within about two seconds
 CLI_TIMEOUT_MS = 120_000  # the command loads its own model
 OPEN_TIMEOUT_MS = 60_000
+INGEST_TIMEOUT_MS = 60_000
 SEED_TITLE = "Seed order for spring"
 
 
@@ -45,16 +52,34 @@ def _cairn_add(qtbot: Any, vault: Path, title: str, body: str) -> None:
     assert process.returncode == 0, out + err
 
 
+def _texts_on_screen(window: MainWindow) -> str:
+    """Every text the unlock screen, the title and the status bar show."""
+    screen = window.unlock_screen
+    texts = [window.windowTitle(), window.statusBar().currentMessage()]
+    texts += [label.text() for label in screen.findChildren(QLabel) if label.isVisible()]
+    texts += [field.text() for field in screen.findChildren(QLineEdit)]
+    for box in screen.findChildren(QComboBox):
+        texts += [box.itemText(i) for i in range(box.count())]
+    texts += [label.text() for label in window.statusBar().findChildren(QLabel)]
+    return "\n".join(texts)
+
+
 def _unlock(qtbot: Any, window: MainWindow, passphrase: str = PASSPHRASE) -> None:
     window.unlock_screen.passphrase.setText(passphrase)
     with qtbot.waitSignal(window.session.unlocked, timeout=OPEN_TIMEOUT_MS):
         window.unlock_screen.unlock_button.click()
 
 
-def test_a_note_added_by_cairn_add_shows_in_the_open_window(
+def test_a_walk_another_programs_note_then_lock_and_unlock(
     qtbot: Any, window: MainWindow, tmp_path: Path
 ) -> None:
-    search, library = window.workspace.search, window.workspace.library
+    workspace = window.workspace
+    search, library, detail, ingest = (
+        workspace.search,
+        workspace.library,
+        workspace.detail,
+        workspace.ingest,
+    )
     service = window.session.service
     service.write("Note", "Dentist appointment", "Tuesday at nine; bring the insurance card.")
     service.write("Fact", "Car insurance renewal", "The policy renews on the first of March.")
@@ -69,6 +94,88 @@ def test_a_note_added_by_cairn_add_shows_in_the_open_window(
     qtbot.waitUntil(lambda: _titles(search)[:1] == [SEED_TITLE], timeout=ARRIVAL_MS)
     qtbot.waitUntil(lambda: window.counts_label.text().startswith("3 memories"), timeout=ARRIVAL_MS)
     qtbot.waitUntil(lambda: library.counts().get("type:Note") == 2, timeout=ARRIVAL_MS)
+
+    # The notes only; the seed note selected and open; a file added.
+    library.select(SearchFilter("type", "Note"))
+    qtbot.waitUntil(lambda: sorted(_titles(search)) == ["Dentist appointment", SEED_TITLE])
+    with qtbot.waitSignal(detail.loaded, timeout=10_000):
+        search.results_view.setCurrentIndex(search.model.index(_titles(search).index(SEED_TITLE)))
+    seed = detail.current_node_id
+    assert seed is not None and search.view().selected == seed
+    note = tmp_path / "drop" / "kiln.md"
+    note.parent.mkdir()
+    note.write_text("# Kiln\n\nThe pottery kiln needs cone 6 for the stoneware glaze.\n")
+    with qtbot.waitSignal(ingest.finished, timeout=INGEST_TIMEOUT_MS):
+        window.ingest_paths([str(note)])
+    summary, files, counts = ingest.summary_text, ingest.file_rows(), ingest.counts_text
+    assert summary.startswith("1 file added") and list(files.values()) == [("done", "1 passage")]
+
+    window.activateWindow()
+    with qtbot.waitSignal(window.session.locked, timeout=5_000):
+        qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    screen = window.unlock_screen
+    assert screen.lock_notice.isVisible() and screen.lock_notice.text() == LOCKED_BY_HAND
+    shown = _texts_on_screen(window)
+    for private in (SEED_TITLE, "Dentist", "vegetable", "kiln", "Tomatoes", "1 file added"):
+        assert private not in shown
+    # The panels forgot it all; only the window's memory of itself holds it while locked.
+    assert search.search_field.text() == "" and ingest.summary_text == ""
+    assert detail.current_node_id is None and not window.outside_changes.polling
+
+    _unlock(qtbot, window)
+    assert not screen.lock_notice.isVisible()
+    assert window.outside_changes.polling
+    qtbot.waitUntil(lambda: search.view().selected == seed, timeout=10_000)
+    assert search.search_field.text() == "vegetable garden"
+    assert search.current_filter == SearchFilter("type", "Note")
+    assert sorted(_titles(search)) == ["Dentist appointment", SEED_TITLE]
+    qtbot.waitUntil(lambda: library.counts().get("type:Note") == 2)
+    current = library.tree.currentItem()
+    assert current is not None and current.text(0) == "Notes"
+    qtbot.waitUntil(lambda: detail.current_node_id == seed, timeout=10_000)
+    assert detail.title_label.text() == SEED_TITLE
+    assert workspace.graph.root == seed
+    assert ingest.summary_text == summary and ingest.file_rows() == files
+    assert ingest.counts_text == counts and counts.startswith("1 of 1 files done")
+    assert window.resume.kept is None
+
+
+def test_another_vault_opened_after_the_lock_starts_clean(
+    qtbot: Any, window: MainWindow, tmp_path: Path
+) -> None:
+    workspace = window.workspace
+    written = window.session.service.write("Note", "Pharmacy hours", "Opens at eight.")
+    window.session.changed.emit()
+    workspace.search.search_field.setText("pharmacy")
+    qtbot.waitUntil(lambda: _titles(workspace.search) == ["Pharmacy hours"])
+    with qtbot.waitSignal(workspace.detail.loaded, timeout=10_000):
+        window.open_node(written.node.id)
+    window.lock()
+    assert window.resume.kept is not None
+
+    screen = window.unlock_screen
+    screen.show_create()
+    screen.location.setText(str(tmp_path / "other.cairn"))
+    screen.new_passphrase.first.setText(NEW_VAULT_PASSPHRASE)
+    screen.new_passphrase.second.setText(NEW_VAULT_PASSPHRASE)
+    with qtbot.waitSignal(window.session.unlocked, timeout=OPEN_TIMEOUT_MS):
+        screen.create_button.click()
+    assert window.resume.kept is None
+    qtbot.waitUntil(lambda: workspace.search.shown_query == "")
+    assert workspace.search.search_field.text() == ""
+    assert workspace.search.current_filter == SearchFilter()
+    assert workspace.detail.wanted_node_id is None
+    assert workspace.ingest.summary_text == ""
+
+
+def test_idle_time_locks_and_the_unlock_screen_says_so(qtbot: Any, window: MainWindow) -> None:
+    window.autolock.set_interval_ms(1_000)
+    with qtbot.waitSignal(window.session.locked, timeout=5_000):
+        pass
+    notice = window.unlock_screen.lock_notice
+    assert notice.isVisible() and notice.text() == "Locked after 1 second without use"
+    _unlock(qtbot, window)
+    assert not notice.isVisible()
 
 
 def test_its_own_writes_are_no_news_another_connections_are(
@@ -105,11 +212,21 @@ def test_polling_stops_while_locked_and_when_the_window_closes(
     assert outside.wait_for_question()
 
 
-def test_idle_time_locks_and_the_unlock_screen_says_so(qtbot: Any, window: MainWindow) -> None:
-    window.autolock.set_interval_ms(1_000)
-    with qtbot.waitSignal(window.session.locked, timeout=5_000):
-        pass
-    notice = window.unlock_screen.lock_notice
-    assert notice.isVisible() and notice.text() == "Locked after 1 second without use"
+def test_a_run_the_lock_stopped_says_so_after_the_unlock(
+    qtbot: Any, window: MainWindow, tmp_path: Path
+) -> None:
+    folder = tmp_path / "letters"
+    folder.mkdir()
+    for number in range(40):
+        (folder / f"letter-{number:02d}.md").write_text(
+            f"# Letter {number}\n\nThe allotment committee meets on day {number} of the season.\n"
+        )
+    ingest = window.workspace.ingest
+    with qtbot.waitSignal(ingest.progressed, timeout=INGEST_TIMEOUT_MS):
+        window.ingest_paths([str(folder)])
+    assert ingest.is_running
+    window.lock()
+    assert window.resume.kept is not None and window.resume.kept.ingest.interrupted
     _unlock(qtbot, window)
-    assert not notice.isVisible()
+    assert ingest.summary_text == STOPPED_BY_LOCK
+    assert ingest.file_rows() == {}  # the stopped run's files were never reported
