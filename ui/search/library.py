@@ -109,10 +109,6 @@ class LibrarySidebar(QWidget):
             self._selected = chosen
             self.filter_changed.emit(chosen)
 
-    @property
-    def selected_filter(self) -> SearchFilter:
-        return self._selected
-
     def restore(self, chosen: SearchFilter) -> None:
         """Pick ``chosen`` again after an unlock, without announcing it (the search panel
         restores its own filter); the counts' rebuild falls back to All if it is gone."""
