@@ -27,6 +27,7 @@ from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.portability.transfers import Transfers
 from cairn.app.process import diagnostic_log
+from cairn.app.retrieval.outside_writes import OutsideWrites
 from cairn.app.retrieval.recall import Recall
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import receipts, sentinel_node
@@ -228,6 +229,7 @@ def wire(
         history=history,
         revisions=Revisions(writer, history, recall, NoteFileEdits(writer, history, space)),
         recall=recall,
+        outside_writes=OutsideWrites(vault, space),
         inbox=Inbox(vault, writer),
         graph_views=GraphViews(vault, pack, recall),
         ingestor=Ingestor(vault, pack, space, writer, history, extraction),

@@ -16,7 +16,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cairn.storage.connection import Connection, placeholders
 
@@ -39,7 +39,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class TextQuery:
     expression: str  # FTS5 MATCH expression
     ranked: bool  # False: too common to rank, newest matches first
-    terms: tuple[str, ...] = ()  # the quoted words of the expression, each a MATCH of its own
+    # The quoted words of the expression, each a MATCH of its own: how it was built, not what it
+    # asks, so two plans of the same expression are equal.
+    terms: tuple[str, ...] = field(default=(), compare=False)
 
 
 def match_expression(query: str, *, prefix_last: bool = True) -> str | None:

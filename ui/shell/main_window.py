@@ -2,8 +2,10 @@
 
 It owns what belongs to the whole window and to no panel: the menus and shortcuts, dropping
 files anywhere to add them, auto-lock, the status bar (vault, counts, work in progress, graph
-server), desktop notifications, and the layout restored from the last run. Panels are wired
-together here only through their signals and the few methods of the panel contract.
+server), desktop notifications, and the layout restored from the last run. It stays live while
+other programs write to the vault (``outside_changes``) and comes back after an unlock as it
+was before the lock (``resume``). Panels are wired together here only through their signals
+and the few methods of the panel contract.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ from cairn.ui.shell.command_palette import CommandPalette
 from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.help import ShortcutsDialog, UserGuide
+from cairn.ui.shell.outside_changes import OutsideChanges
+from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.tray import WindowTray, tray_available
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
@@ -55,6 +59,7 @@ from cairn.ui.writing.note_editor import NoteEditor
 
 DEFAULT_SIZE = (1280, 800)
 STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
+LOCKED_BY_HAND = "Locked (Ctrl+L)"
 ABOUT = (
     "<h3>Cairn</h3><p>A person's memory on their own computer: notes, facts, people, places "
     "and documents in one encrypted file, found again by meaning and by words.</p>"
@@ -108,6 +113,9 @@ class MainWindow(QMainWindow):
             is_busy=lambda: self._busy_text is not None,
             parent=self,
         )
+        self.outside_changes = OutsideChanges(self.session, self)
+        self.outside_changes.problem.connect(self._outside_changes_failed)
+        self.resume = Resume(self.session, self.workspace, self)
         self.retention_schedule = RetentionSchedule(self.session, self)
         self.retention_schedule.passed.connect(self._retention_passed)
         self._stats_timer = QTimer(self)
@@ -339,7 +347,8 @@ class MainWindow(QMainWindow):
         return dialog
 
     def lock(self) -> None:
-        self.session.lock()
+        """File › Lock (Ctrl+L)."""
+        self.session.lock(LOCKED_BY_HAND)
 
     # -- the palette, help and quitting -------------------------------------------------------
 
@@ -431,6 +440,12 @@ class MainWindow(QMainWindow):
                 STATUS_MESSAGE_MS,
             )
 
+    def _outside_changes_failed(self, text: str) -> None:
+        self.statusBar().showMessage(
+            f"Changes made by other programs may not show until the next unlock: {text}",
+            STATUS_MESSAGE_MS,
+        )
+
     def _ingest_finished(self, report: IngestReport) -> None:
         summary = self.workspace.ingest.summary_text or "Your files are in the vault."
         if self.workspace.ingest.watched_run and not report.failed:
@@ -461,6 +476,7 @@ class MainWindow(QMainWindow):
         self.vault_label.setText("Locked")
         self.vault_label.setToolTip("")
         self.counts_label.clear()
+        self.statusBar().clearMessage()  # a message about the vault's work is not for now
         for action in self._vault_actions:
             action.setEnabled(False)
         if self.session.path is not None:
@@ -538,5 +554,6 @@ class MainWindow(QMainWindow):
         # Closing the window closes the vault: the key does not outlive the window. The graph
         # server stops first (on ``about_to_lock``), and here too if no vault was open.
         self.session.lock()
+        self.resume.forget()  # what the window showed goes with it
         self.server_switch.stop_now()
         super().closeEvent(event)
