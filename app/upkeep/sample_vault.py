@@ -69,11 +69,13 @@ class SampleAdded:
 @dataclass(frozen=True)
 class SampleRemoved:
     """What ``remove`` did: how many sample memories it forgot, how many it left as the
-    person's (edited or added to), and when the file is compacted if not at once."""
+    person's (edited or added to), when the file is compacted if not at once, and the ids
+    forgotten (a face stops showing them)."""
 
     forgotten: int
     kept: int
     note: str | None = None
+    ids: tuple[str, ...] = ()
 
     def sentence(self) -> str:
         said = f"Removed the sample: {self.forgotten} memories forgotten. Your own memories stay."
@@ -193,7 +195,7 @@ class SampleVault:
                 forgetting.erase(conn, self._space, doomed)
             records.delete_setting(conn, SETTING)
         note = forgetting.compact(self._vault) if doomed else None
-        return SampleRemoved(len(doomed), theirs, note)
+        return SampleRemoved(len(doomed), theirs, note, tuple(row["id"] for row in doomed))
 
 
 def _as_written(conn: Connection, rows: list[NodeRow], recorded: dict[str, str]) -> list[NodeRow]:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import IngestReport, MemoryService, PassReport, SampleAdded, Swept, VaultStats
+from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultStats
 from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
@@ -208,14 +208,12 @@ class MainWindow(QMainWindow):
 
     def _build_welcome(self) -> Welcome:
         shortcuts = Shortcuts.of(ADD_FOLDER_KEYS, ADD_FILES_KEYS, NEW_NOTE_KEYS)
-        workspace = self.workspace
-        welcome = Welcome(self.session, workspace.center, workspace.splitter, shortcuts, self)
+        welcome = Welcome(self.session, self.workspace, shortcuts, self)
         welcome.panel.notes_folder_chosen.connect(lambda watch: self.add_folder(watch=watch))
         welcome.panel.files_chosen.connect(self.add_files)
         welcome.panel.note_chosen.connect(self.new_note)
         welcome.told.connect(lambda text: self.statusBar().showMessage(text, STATUS_MESSAGE_MS))
         welcome.busy_changed.connect(self.set_busy)
-        welcome.sample_added.connect(self._sample_added)
         return welcome
 
     def _build_status_bar(self) -> None:
@@ -386,11 +384,6 @@ class MainWindow(QMainWindow):
         except importlib.metadata.PackageNotFoundError:  # run from a tree without metadata
             version = ""
         QMessageBox.about(self, "About Cairn", ABOUT + version)
-
-    def _sample_added(self, added: SampleAdded) -> None:
-        """Show the sample: its project in the detail pane and the graph, the graph in front."""
-        self.open_node(added.project_id)
-        self.workspace.docks["graph"].raise_()
 
     def _retention_passed(self, report: PassReport) -> None:
         if report.archived:

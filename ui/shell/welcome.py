@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QScrollArea,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +36,7 @@ from cairn.app.api import MemoryService, SampleAdded, SampleRemoved
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
+from cairn.ui.shell.workspace import Workspace
 
 COLUMN_WIDTH = 620  # the choices read as one column, not stretched across a wide window
 LOOK_DELAY_MS = 300  # an ingest writes in bursts: look once the burst pauses
@@ -224,26 +224,22 @@ def _look(service: MemoryService) -> tuple[bool, bool]:
 
 
 class Welcome(QObject):
-    """The welcome panel in the workspace's ``center`` in place of ``columns``, and its
+    """The welcome panel in the workspace's ``center`` in place of its columns, and its
     actions for the Help menu (Welcome, Try the Sample Vault, Remove the Sample…)."""
 
-    sample_added = Signal(object)  # the SampleAdded, once written
+    sample_added = Signal(object)  # the SampleAdded, once written and shown
     told = Signal(str)  # a sentence for the status bar
     busy_changed = Signal(object)  # str while the sample is written or removed, None after
 
     def __init__(
-        self,
-        session: Session,
-        center: QStackedWidget,
-        columns: QWidget,
-        shortcuts: Shortcuts,
-        parent: QObject,
+        self, session: Session, workspace: Workspace, shortcuts: Shortcuts, parent: QObject
     ) -> None:
         super().__init__(parent)
         self.panel = WelcomePanel(shortcuts)
         self._session = session
-        self._center = center
-        self._columns = columns
+        self._workspace = workspace
+        self._center = center = workspace.center
+        self._columns = workspace.splitter
         center.addWidget(self.panel)
         self.show_action = QAction("&Welcome", self)
         self.try_action = QAction("Try the &Sample Vault", self)
@@ -284,8 +280,7 @@ class Welcome(QObject):
         if not self._session.is_open:
             return
         self._dismissed = False
-        self._center.setCurrentWidget(self.panel)
-        self.panel.choices[0].setFocus(Qt.FocusReason.OtherFocusReason)
+        self._show_panel()
         self.look()
 
     def dismiss(self) -> None:
@@ -315,10 +310,16 @@ class Welcome(QObject):
         had, self._has_memories = self._has_memories, has_memories
         self.panel.set_sample_present(sample)
         self._enable(sample)
-        if not has_memories and not self._dismissed:
-            self._center.setCurrentWidget(self.panel)
+        if not has_memories and not self._dismissed and not self.showing:
+            self._show_panel()
         elif has_memories and had is False:
             self._center.setCurrentWidget(self._columns)  # the vault's first memories came
+
+    def _show_panel(self) -> None:
+        """In place of the columns, the keyboard's focus on its first choice (the search
+        field, which had it, is hidden with the columns)."""
+        self._center.setCurrentWidget(self.panel)
+        self.panel.choices[0].setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _went_on(self) -> None:
         """A choice the window carries out: in a vault with memories (Help › Welcome) the
@@ -415,6 +416,7 @@ class Welcome(QObject):
         self.busy_changed.emit(None)
 
     def _added(self, service: MemoryService, added: SampleAdded) -> None:
+        """Show the sample: its project in the detail pane and the graph, the graph in front."""
         self._finish()
         if self._session.service is not service:
             return
@@ -422,15 +424,25 @@ class Welcome(QObject):
         self._center.setCurrentWidget(self._columns)  # the person wants to look at it now
         self.told.emit(added.sentence())
         self._session.changed.emit()
+        workspace = self._workspace
+        workspace.detail.show_node(added.project_id)
+        workspace.graph.show_ego(added.project_id)
+        workspace.docks["graph"].raise_()
         self.sample_added.emit(added)
 
     def _removed(self, service: MemoryService, removed: SampleRemoved) -> None:
+        """What showed a sample memory shows nothing of it now."""
         self._finish()
         if self._session.service is not service:
             return
         self._dismissed = False  # an empty vault again: the welcome comes back
         self.told.emit(removed.sentence())
         self._session.changed.emit()
+        detail, graph = self._workspace.detail, self._workspace.graph
+        if detail.current_node_id in removed.ids:
+            detail.clear()
+        if graph.root in removed.ids:
+            graph.show_overview()
 
     def _failed(self, text: str) -> None:
         self._finish()

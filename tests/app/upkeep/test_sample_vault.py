@@ -107,6 +107,7 @@ def test_removing_the_sample_leaves_every_memory_of_the_persons_with_its_text(
     removed = service.remove_sample()
 
     assert removed.forgotten == len(SAMPLE) and removed.kept == 0
+    assert sorted(removed.ids) == sorted(sample_ids)
     assert "Your own memories stay" in removed.sentence()
     assert not service.sample_in_vault()
     assert service.get(sample_ids, scopes=scopes, use=False).missing == sample_ids

@@ -75,6 +75,8 @@ def test_an_empty_vault_opens_on_the_welcome_with_each_choice_and_its_keys(
     assert all(button.accessibleName() for button in panel.choices)
     assert panel.remove_button.isHidden()
     assert welcome.try_action.isEnabled() and not welcome.remove_action.isEnabled()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is panel.folder_button)
 
 
 def test_a_vault_with_memories_opens_on_the_columns(qtbot: Any, open_session: Session) -> None:
@@ -240,8 +242,9 @@ def test_removing_the_sample_from_the_menu_keeps_the_persons_note(
 ) -> None:
     _welcomed(qtbot, window)
     welcome = window.welcome
-    with qtbot.waitSignal(welcome.sample_added, timeout=WORK_MS):
+    with qtbot.waitSignal(window.workspace.detail.loaded, timeout=WORK_MS):
         welcome.try_action.trigger()
+    assert window.workspace.detail.title_label.text() == "Footbridge survey"
     service = window.session.service
     text = "Ask [[Ottilie Brask]] about the kiln shelf."
     mine = service.write("Note", "Kiln shelf", text).node
@@ -260,6 +263,10 @@ def test_removing_the_sample_from_the_menu_keeps_the_persons_note(
     [remove] = [b for b in box.buttons() if b.text() == "Remove the sample"]
     qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not service.sample_in_vault(), timeout=WORK_MS)
+    # The sample's project, shown when it was tried, is no longer on screen.
+    qtbot.waitUntil(lambda: window.workspace.detail.current_node_id is None, timeout=WORK_MS)
+    assert window.workspace.detail.empty_label.text() == "Pick a memory to see it here."
+    assert window.workspace.graph.mode == "overview"
     detail = service.get([mine.id], scopes=service.scopes()).nodes[0]
     assert (detail.node.title, detail.node.body, detail.edges) == ("Kiln shelf", text, [])
     qtbot.waitUntil(welcome.try_action.isEnabled, timeout=WORK_MS)
