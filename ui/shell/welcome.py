@@ -238,16 +238,9 @@ class Welcome(QObject):
         self.panel = WelcomePanel(shortcuts)
         self._session = session
         self._workspace = workspace
-        self._center = center = workspace.center
+        self._center = workspace.center
         self._columns = workspace.splitter
-        center.addWidget(self.panel)
-        self.show_action = QAction("&Welcome", self)
-        self.try_action = QAction("Try the &Sample Vault", self)
-        self.remove_action = QAction("&Remove the Sample…", self)
-        self.actions = [self.show_action, self.try_action, self.remove_action]
-        self.show_action.triggered.connect(lambda _=False: self.show())
-        self.try_action.triggered.connect(lambda _=False: self.add_sample())
-        self.remove_action.triggered.connect(lambda _=False: self.ask_to_remove())
+        self._center.addWidget(self.panel)
         self._has_memories: bool | None = None  # not looked yet
         self._dismissed = False  # closed by the person, until the next unlock
         self._working = False
@@ -256,6 +249,21 @@ class Welcome(QObject):
         self._look_later.setSingleShot(True)
         self._look_later.setInterval(LOOK_DELAY_MS)
         self._look_later.timeout.connect(self.look)
+        self.actions = self._build_actions()
+        self._connect(session)
+        if session.is_open:  # a window made for a vault already open
+            self._unlocked()
+
+    def _build_actions(self) -> list[QAction]:
+        self.show_action = QAction("&Welcome", self)
+        self.try_action = QAction("Try the &Sample Vault", self)
+        self.remove_action = QAction("&Remove the Sample…", self)
+        self.show_action.triggered.connect(lambda _=False: self.show())
+        self.try_action.triggered.connect(lambda _=False: self.add_sample())
+        self.remove_action.triggered.connect(lambda _=False: self.ask_to_remove())
+        return [self.show_action, self.try_action, self.remove_action]
+
+    def _connect(self, session: Session) -> None:
         session.unlocked.connect(self._unlocked)
         session.locked.connect(self._locked)
         session.changed.connect(self._look_later.start)
@@ -266,8 +274,6 @@ class Welcome(QObject):
         for chosen in (panel.notes_folder_chosen, panel.files_chosen, panel.note_chosen):
             chosen.connect(self._went_on)
         self._enable(sample=None)
-        if session.is_open:  # a window made for a vault already open
-            self._unlocked()
 
     # -- showing ------------------------------------------------------------------------------
 
