@@ -30,6 +30,7 @@ from cairn.app.models import (
     FILTER_KINDS,
     VISIBLE_STATUSES,
     AwaitingReview,
+    DocumentRef,
     EdgeCounts,
     EdgeSummary,
     Forgotten,
@@ -55,23 +56,31 @@ from cairn.app.process.diagnostic_log import fault as log_fault
 from cairn.app.process.diagnostic_log import with_the_log
 from cairn.app.process.privacy import protect as protect_process
 from cairn.app.retention.supervisor import PassReport, Proposal
+from cairn.app.retrieval.grouping import ResultGroup, group_hits, section_place
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
+from cairn.app.text.shelves import DOCUMENT, NOTE, SECTION, is_note_file, shelf_of
+from cairn.app.text.snippets import BOOKKEEPING_ATTRS
+from cairn.app.text.snippets import readable as readable_snippet
 from cairn.app.upkeep.backups import CopyResult
 from cairn.app.upkeep.sample_vault import SampleAdded, SampleRemoved
 from cairn.app.upkeep.tokens import NAME_MAX, Token
 
 __all__ = [
+    "BOOKKEEPING_ATTRS",
     "DEFAULT_PORT",
+    "DOCUMENT",
     "EGO_DEPTH",
     "FILTER_KINDS",
     "LAYERS",
     "MAX_PORT",
     "MIN_PORT",
     "NAME_MAX",
+    "NOTE",
     "OVERVIEW_NODE_CAP",
     "PLAINTEXT_WARNING",
+    "SECTION",
     "SETTINGS",
     "VISIBLE_STATUSES",
     "WINDOW_HOST",
@@ -80,6 +89,7 @@ __all__ = [
     "CancelToken",
     "Config",
     "CopyResult",
+    "DocumentRef",
     "EdgeCounts",
     "EdgeSummary",
     "ExportReport",
@@ -98,6 +108,7 @@ __all__ = [
     "PassReport",
     "Proposal",
     "RecentItem",
+    "ResultGroup",
     "ReviewItem",
     "SampleAdded",
     "SampleRemoved",
@@ -117,11 +128,16 @@ __all__ = [
     "WatchedFolder",
     "WriteResult",
     "create_vault",
+    "group_hits",
     "installed_ocr_languages",
+    "is_note_file",
     "log_fault",
     "open_vault",
     "private_dir",
     "protect_process",
+    "readable_snippet",
+    "section_place",
+    "shelf_of",
     "source_path",
     "start_log",
     "sweep_unfinished_exports",

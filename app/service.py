@@ -258,6 +258,14 @@ class MemoryService:
         or of every shelf, sections of documents left out. ``limit`` is at most 500."""
         return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit, shelf=shelf)
 
+    def sections(
+        self, document_id: str, *, scopes: Sequence[str], limit: int = 1_000
+    ) -> list[Node]:
+        """The sections of a note or document (its Passages, or a file's part Documents) in
+        their order in it: how a person reaches them from the memory. Reading them is not a
+        use of them. ``limit`` is at most 5,000."""
+        return self._recall.sections(document_id, scopes, limit)
+
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
         the person's explicit act. Returns how many nodes went; the receipt holds no text."""

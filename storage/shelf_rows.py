@@ -117,3 +117,18 @@ def containing_documents(
     for row in rows:
         found.setdefault(row[0], (row[1], row[2], row[3]))
     return found
+
+
+def parts(conn: Connection, document_id: str, scopes: Sequence[str], limit: int) -> list[NodeRow]:
+    """What is ``part_of`` a Document (its passages, or a file's part Documents), in the order
+    they stand in it (their ordinal, then the order they were written)."""
+    if not scopes:
+        return []
+    rows = conn.execute(
+        f"SELECT {', '.join('n.' + c.strip() for c in NODE_COLUMNS.split(','))} FROM edges e "
+        f"JOIN nodes n ON n.id = e.src WHERE e.dst = ? AND e.type = 'part_of' "
+        f"AND n.scope IN ({placeholders(scopes)}) "
+        f"ORDER BY coalesce(json_extract(n.attrs, '$.ordinal'), 1e18), n.seq LIMIT ?",
+        (document_id, *scopes, limit),
+    )
+    return [cast(NodeRow, dict(row)) for row in rows]

@@ -221,6 +221,21 @@ class MiniLMEmbedder:
         # arguments and loads the same files again, checking them as this one did.
         return (_rebuilt, (self._arguments,))
 
+    def known_word_share(self, text: str) -> float | None:
+        """The share of ``text``'s words the model knows whole (one piece of its vocabulary),
+        None for a text of no words. A word the tokenizer must spell out in pieces ("xqzv",
+        a rare name) carries little meaning to the model: a vector made of such words is near
+        nothing in particular, whatever its cosine."""
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        pieces: dict[int, list[str]] = {}
+        for token, word in zip(encoding.tokens, encoding.word_ids, strict=True):
+            if word is not None:
+                pieces.setdefault(word, []).append(token)
+        words = [p for p in pieces.values() if any(c.isalpha() for c in "".join(p))]
+        if not words:
+            return None
+        return sum(len(p) == 1 and p[0] != "[UNK]" for p in words) / len(words)
+
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` in order; see :class:`Embedder`. Texts over 256 tokens are cut."""
         if isinstance(texts, str):

@@ -185,6 +185,12 @@ class EmbeddingSpace:
 
     # -- read path ----------------------------------------------------------------------------
 
+    def known_word_share(self, query: str) -> float | None:
+        """How much of ``query`` the model knows as words (``MiniLMEmbedder.known_word_share``);
+        None when it cannot tell (no words, or an embedder that does not say)."""
+        share = getattr(self.embedder, "known_word_share", None)
+        return share(query) if callable(share) else None
+
     def query_vector(self, query: str) -> FloatArray | None:
         if self.embedder is None or not self.ready:
             return None

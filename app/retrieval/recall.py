@@ -27,6 +27,8 @@ from cairn.app.upkeep.scopes import Scopes
 from cairn.storage import fulltext, graph_rows, shelf_rows, source_rows
 from cairn.storage.vault import Vault
 
+MAX_SECTIONS = 5_000  # a 6,000-page scan's pages are listed in parts, not all at once
+
 
 class Recall:
     def __init__(
@@ -113,6 +115,16 @@ class Recall:
                 wanted = shelves.shelf_filter(shelf)
                 rows = shelf_rows.newest(conn, wanted, chosen, list(statuses), limit)
         return [Node.from_row(row) for row in rows]
+
+    def sections(self, document_id: str, scopes: Sequence[str], limit: int) -> list[Node]:
+        """See ``MemoryService.sections``."""
+        if not 1 <= limit <= MAX_SECTIONS:
+            raise InvalidRequest(f"limit must be between 1 and {MAX_SECTIONS}.")
+        chosen = self._scopes.checked(scopes)
+        with self._vault.read() as conn:
+            return [
+                Node.from_row(row) for row in shelf_rows.parts(conn, document_id, chosen, limit)
+            ]
 
     def briefing(self, scopes: Sequence[str], today: str | None) -> Briefing:
         return briefing.briefing(self._vault, self._pack, self._scopes.checked(scopes), today)

@@ -54,12 +54,16 @@ GRAPH_LAYER = "entity"
 # are nearly equal): a history or as-of read that asked for both must show both.
 KEPT_APART = ("same_topic", "relates_to", "supersedes")
 # A query is near a memory in meaning when its cosine with the memory reaches this; below it, and
-# with no text hit holding all the query's words, what comes back is only the least far.
-# ``python -m bench.closeness`` at 0.35: said of 0% of 93 physics queries, 238 note titles and
-# 149 chat questions asked of their own material, of 89%, 66% and 98% asked of the wrong vault,
-# and of 98% of random strings among abstracts (2% among notes, whose stubs are look-alike
-# user names). 0.40 adds little; 0.30 lets a third more of the wrong-vault queries through.
-CLOSE_COSINE = 0.35
+# with no text hit holding all the query's words, what comes back is only the least far. A
+# query whose words the model mostly does not know (spelled out in pieces: "xqzv", a name it
+# never saw) is near nothing by meaning at any cosine; only its words can find it.
+# ``python -m bench.closeness``: at 0.25, "nothing close" is said of 0% of 93 physics queries,
+# 238 note titles and 149 chat questions asked of their own material; of 62%, 23% and 74%
+# asked of the wrong vault; and of every random string. A higher floor says it of more of the
+# wrong vault's queries, but also hides short real ones ("vegetable garden" is at 0.33 from a
+# note about sowing tomatoes, "gardening" at 0.29).
+CLOSE_COSINE = 0.25
+KNOWN_WORDS_MIN = 0.5  # the share of a query's words the model must know to vouch by meaning
 COVER_CHECKED = 5  # the best text hits asked whether they hold all the query's words
 # An as-of read looks deeper, since some of each leg's hits fall outside the time.
 AS_OF_DEPTH_FACTOR = 3
@@ -235,14 +239,17 @@ def search(
         notes=tuple(notes),
         profile=options.profile,
         as_of=options.as_of,
-        nothing_close=bool(top) and not covered and _far(cosines),
+        nothing_close=bool(top) and not covered and _far(space, query, cosines),
     )
 
 
-def _far(cosines: Mapping[int, float]) -> bool:
+def _far(space: EmbeddingSpace, query: str, cosines: Mapping[int, float]) -> bool:
     """No memory is near the query in meaning (see ``CLOSE_COSINE``); with the vectors not
     searched, nothing can be said, so nothing is."""
-    return bool(cosines) and max(cosines.values()) < CLOSE_COSINE
+    if not cosines:
+        return False
+    known = space.known_word_share(query)
+    return (known is not None and known < KNOWN_WORDS_MIN) or max(cosines.values()) < CLOSE_COSINE
 
 
 def _context(

@@ -34,6 +34,10 @@ _EMPHASIS = re.compile(
     r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)([^_\n]+?)(?<=\S)_(?!\w)"
 )
 _CODE = re.compile(r"`+")
+# What a cut leaves of markup whose other half fell outside the snippet: "**" or "__" alone, the
+# "](target)" end of a link, a "[" or "]]" without its partner, a reference link's definition.
+_STRAY = re.compile(r"\*\*|__|\]\([^()\s]*\)|\[\[|\]\]")
+_LINK_DEFINITION = re.compile(r"^\s*\[[^\]\n]+\]:\s+\S+\s*$")
 _TAG_HTML = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>\n]*)?/?>")
 _TABLE_RULE = re.compile(r"^[\s|:\-]+$")
 _SPACES = re.compile(r"[ \t]{2,}")
@@ -62,6 +66,8 @@ def readable(snippet: str, hidden: tuple[str, ...] = (), *, unmarked: str = "") 
             continue
         if not bare.strip() or _is_hidden(bare, hidden) or _TABLE_RULE.match(bare):
             continue
+        if _LINK_DEFINITION.match(bare):
+            continue
         kept.append(line if in_code else plain_line(line))
     return "\n".join(line for line in kept if line.strip())
 
@@ -74,6 +80,7 @@ def plain_line(line: str) -> str:
     line = _STRONG.sub(r"\2", line)
     line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)
     line = _CODE.sub("", line)
+    line = _STRAY.sub("", line)
     line = _TAG_HTML.sub("", line)
     line = line.replace(" | ", " · ").strip("| ")
     return _SPACES.sub(" ", line)

@@ -106,3 +106,19 @@ def test_a_query_near_nothing_says_so_and_a_real_one_does_not(service: MemorySer
     far = service.search("qzxvw plorbt", scopes=scopes)
     assert far.results and far.nothing_close
     assert far.as_dict()["nothing_close"] is True
+
+
+def test_a_documents_sections_come_in_their_order(service: MemoryService, tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    write(folder, {"scans/deeds.pdf": pdf_bytes([["First page."], ["Second page."], ["Third."]])})
+    service.ingest(IngestRequest.of([folder]))
+    scopes = service.scopes()
+    documents = {n.title: n for n in service.list_memories(scopes=scopes, shelf="Document")}
+    pages = service.sections(documents["deeds"].id, scopes=scopes)
+    assert [p.attrs["page"] for p in pages] == [1, 2, 3]
+    [ferry] = [
+        n for n in service.list_memories(scopes=scopes, shelf="Note") if n.title == "Ferry times"
+    ]
+    sections = service.sections(ferry.id, scopes=scopes)
+    assert [p.attrs["ordinal"] for p in sections] == list(range(len(sections)))
+    assert sections[-1].attrs["heading"].endswith("Sundays")

@@ -52,6 +52,12 @@ def test_markdown_is_shown_as_text_with_the_marks_kept() -> None:
     ]
 
 
+def test_what_a_cut_leaves_of_markup_goes_too() -> None:
+    assert plain_line('…Open Daily Note"** and more') == '…Open Daily Note" and more'
+    assert plain_line("…templates](../features/templates.md)** - Create") == "…templates - Create"
+    assert readable("[navigation]: navigation.md\nText stays") == "Text stays"
+
+
 def test_words_with_underscores_and_stars_inside_stay_as_written() -> None:
     assert plain_line("snake_case_name and 2*3*4") == "snake_case_name and 2*3*4"
 
