@@ -21,18 +21,44 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import History, MemoryService, Node, NodeDetail, Pack
+from cairn.app.api import (
+    DOCUMENT,
+    SECTION,
+    History,
+    MemoryService,
+    Node,
+    NodeDetail,
+    Pack,
+    is_note_file,
+    shelf_of,
+)
 
 SUPERSEDES = "supersedes"
+PART_OF = "part_of"  # a section's link to its note or document
 
 
 @dataclass(frozen=True)
 class Loaded:
-    """What the pane shows for one id: the memory and its versions, or nothing if it is gone."""
+    """What the pane shows for one id: the memory and its versions, or nothing if it is gone.
+    A section of a note asked for shows the note (``focus`` is the section); a document's
+    sections come in their order."""
 
     asked: str
     detail: NodeDetail | None
     history: History | None
+    sections: tuple[Node, ...] = ()
+    focus: Node | None = None
+
+    @property
+    def text(self) -> str:
+        """What the memory says: its body; a note file read before Cairn kept a note's text
+        whole has its sections' text, in order."""
+        if self.detail is None:
+            return ""
+        node = self.detail.node
+        if node.body or not is_note_file(node.type, node.attrs):
+            return node.body
+        return "\n\n".join(section.body for section in self.sections)
 
 
 def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loaded:
@@ -41,8 +67,27 @@ def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loade
     got = service.get([node_id], scopes=scopes, use=use)
     if not got.nodes:
         return Loaded(node_id, None, None)
-    detail = got.nodes[0]
-    return Loaded(node_id, detail, service.history(detail.node.id, scopes=scopes))
+    detail, focus = got.nodes[0], None
+    owner = _note_of(service, detail, use)
+    if owner is not None:  # a section of a note: the note, at that section
+        detail, focus = owner, detail.node
+    node = detail.node
+    sections = service.sections(node.id, scopes=scopes) if node.type == DOCUMENT else []
+    history = service.history(node.id, scopes=scopes)
+    return Loaded(node_id, detail, history, tuple(sections), focus)
+
+
+def _note_of(service: MemoryService, section: NodeDetail, use: bool) -> NodeDetail | None:
+    """The note file a section belongs to, or None (not a section, or of another file)."""
+    if section.node.type != SECTION:
+        return None
+    owners = [e.other_id for e in section.edges if e.type == PART_OF and e.direction == "out"]
+    if not owners:
+        return None
+    got = service.get(owners[:1], scopes=service.scopes(), use=use).nodes
+    if got and is_note_file(got[0].node.type, got[0].node.attrs):
+        return got[0]
+    return None
 
 
 def write_new_version(service: MemoryService, old: Node, title: str, body: str) -> str:
@@ -64,9 +109,22 @@ def can_supersede(pack: Pack, node: Node) -> bool:
     return pack.edge_for(node.type, node.type, (SUPERSEDES,)) is not None
 
 
+def can_edit(pack: Pack, node: Node) -> bool:
+    """Whether the window edits this memory's text: a memory the pack lets have versions,
+    but not a file other than a note (a PDF or a recording is kept as it was read)."""
+    if node.type in (DOCUMENT, SECTION) and shelf_of(node.type, node.attrs) != "Note":
+        return False
+    return can_supersede(pack, node)
+
+
 def why_not_editable(pack: Pack, node: Node) -> str:
     if node.status == "superseded":
         return "This is an older version: open the newest one to change it."
+    if node.type in (DOCUMENT, SECTION):
+        return (
+            "A file is kept as it was read, and its text is not edited here. Write a note "
+            "about it instead, and link the two."
+        )
     return (
         f"A {node.type} is not edited here: Cairn keeps versions of notes, facts, events and "
         "the like, and the pack does not let one replace another of this kind."

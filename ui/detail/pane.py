@@ -1,6 +1,12 @@
 """The detail pane: one memory in full, what it links to, its versions, and what can be done
 with it (edit, supersede, link, archive, forget).
 
+A note (typed in the window, or read from a notes folder) is shown as its text rendered from
+Markdown, with the words of the search that found it marked; a note or document lists its
+sections, and a section opened from a search shows its note, scrolled to that section. Edit
+opens the note editor for a note (a note read from a file says its file stays as it is) and a
+plain editor for the rest; a file other than a note is not edited.
+
 ``show_node`` loads in a worker; a load started later wins over one started earlier. Every
 action runs in a worker too, reports a failure in a message box with the service's sentence,
 and after a write announces ``session.changed``, which reloads the pane (and the lists and
@@ -10,6 +16,7 @@ counts elsewhere). Links and versions are lists: clicking an entry asks to open 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -24,13 +31,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import EdgeCounts, EdgeSummary, Forgotten
+from cairn.app.api import NOTE, EdgeCounts, EdgeSummary, Forgotten, is_note_file, shelf_of
 from cairn.ui.base.icons import type_icon
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import EditDialog, Loaded
+from cairn.ui.detail.note_text import NoteText, query_words
 from cairn.ui.detail.open_at import is_file_source, open_source, place_text
 from cairn.ui.detail.parts import (
     EntryList,
@@ -39,10 +47,12 @@ from cairn.ui.detail.parts import (
     link_entries,
     meta_text,
     review_text,
+    section_entries,
     text_label,
 )
 from cairn.ui.detail.pickers import LinkDialog, MemoryPicker
 from cairn.ui.search.results_model import local_date, source_name
+from cairn.ui.writing.note_editor import NoteEditor
 
 TITLE_POINT_SCALE = 1.4
 RELOAD_DELAY_MS = 100
@@ -72,8 +82,8 @@ class DetailPane(QWidget):
         self.meta_label = text_label()
         self.review_label = text_label()  # a possible duplicate waiting for the person
         self.review_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.body_label = text_label(selectable=True)
-        self.body_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.text_view = NoteText()
+        self.marks_label = text_label()  # the search's words marked in the text, in words
         self.attrs_label = text_label(selectable=True)
         self.attrs_label.setTextFormat(Qt.TextFormat.RichText)
         self.source_label = text_label(selectable=True)
@@ -86,6 +96,17 @@ class DetailPane(QWidget):
         self.history_list = EntryList()
         for entries in (self.links_list, self.history_list):
             entries.entry_opened.connect(self.open_requested)
+        self.sections_heading = QLabel("<b>Sections</b>")
+        self.sections_list = EntryList()
+        self.sections_list.entry_opened.connect(self.open_section)
+        self.sections_note = text_label()
+        for entries, name in (
+            (self.links_list, "Links"),
+            (self.history_list, "Versions"),
+            (self.sections_list, "Sections"),
+        ):
+            entries.setAccessibleName(name)
+        self._query = ""  # the search whose words are marked in the text
 
         self.edit_button = QPushButton("Edit…")
         self.supersede_button = QPushButton("Replace with…")
@@ -122,13 +143,16 @@ class DetailPane(QWidget):
         actions.addStretch(1)
         content.addLayout(actions)
         content.addWidget(self.notice)
-        content.addWidget(self.body_label)
+        content.addWidget(self.marks_label)
+        content.addWidget(self.text_view)
         content.addWidget(self.attrs_label)
         source_row = QHBoxLayout()
         source_row.addWidget(self.source_label, 1)
         source_row.addWidget(self.open_button)
         content.addLayout(source_row)
         for widget in (self.links_heading, self.links_list, self.links_note):
+            content.addWidget(widget)
+        for widget in (self.sections_heading, self.sections_list, self.sections_note):
             content.addWidget(widget)
         content.addWidget(self.history_heading)
         content.addWidget(self.history_list)
@@ -194,13 +218,15 @@ class DetailPane(QWidget):
         self._generation += 1
         self._loaded = None
         self._wanted = None
-        for label in (self.title_label, self.meta_label, self.body_label, self.attrs_label):
+        for label in (self.title_label, self.meta_label, self.attrs_label, self.marks_label):
             label.clear()
+        self.text_view.clear()
         self.review_label.clear()
         self.source_label.clear()
         self.icon_label.clear()
         self.links_list.clear()
         self.history_list.clear()
+        self.sections_list.clear()
         self.notice.clear()
         self.empty_label.setText(message)
         self.empty_label.setVisible(True)
@@ -221,28 +247,99 @@ class DetailPane(QWidget):
         self.meta_label.setText(meta_text(node))
         self.review_label.setText(review_text(detail.awaiting_review))
         self.review_label.setVisible(bool(detail.awaiting_review))
-        body = node.body
-        for addendum in detail.addenda:
-            body += f"\n\nAdded {local_date(addendum.recorded_at)}: {addendum.text}"
-        self.body_label.setText(body)
-        self.body_label.setVisible(bool(body))
+        self._show_text(loaded)
         attributes = attrs_html(node.attrs)
         self.attrs_label.setText(attributes)
         self.attrs_label.setVisible(bool(attributes))
         self._show_source(node.source, node.locator)
         self._show_links(detail.edges, detail.edges_truncated, detail.edge_counts, pack)
+        self._show_sections(loaded)
         self._show_history(loaded)
         supersedable = pack is not None and detail_actions.can_supersede(pack, node)
-        self.edit_button.setEnabled(supersedable)
+        editable = pack is not None and detail_actions.can_edit(pack, node)
+        self.edit_button.setEnabled(editable)
         self.supersede_button.setEnabled(supersedable)
-        why = "" if supersedable or pack is None else detail_actions.why_not_editable(pack, node)
+        why = "" if editable or pack is None else detail_actions.why_not_editable(pack, node)
         self.edit_button.setToolTip(why or "Change the title or text; the old text is kept")
         self.archive_button.setText("Unarchive" if node.status == "archived" else "Archive")
         for button in (self.link_button, self.archive_button, self.forget_button):
             button.setEnabled(True)
         self.empty_label.setVisible(False)
         self._scroll.setVisible(True)
+        if loaded.focus is not None:
+            QTimer.singleShot(0, lambda: self._scroll_to_section(loaded))
+        else:
+            self._scroll.verticalScrollBar().setValue(0)
         self.loaded.emit(node.id)
+
+    def mark_query(self, query: str) -> None:
+        """Mark ``query``'s words in the text shown (and in what is shown next)."""
+        self._query = query
+        if self._loaded is not None and self._loaded.detail is not None:
+            self.text_view.mark_words(query)
+            self._say_marks()
+
+    def _show_text(self, loaded: Loaded) -> None:
+        assert loaded.detail is not None
+        detail, node = loaded.detail, loaded.detail.node
+        text = loaded.text
+        for addendum in detail.addenda:
+            text += f"\n\nAdded {local_date(addendum.recorded_at)}: {addendum.text}"
+        markdown = shelf_of(node.type, node.attrs) == NOTE
+        self.text_view.show_text(text, markdown=markdown, query=self._query)
+        self.text_view.setVisible(bool(text))
+        self.text_view.setAccessibleDescription(
+            "The note's text, rendered from Markdown" if markdown else "The memory's text"
+        )
+        self._say_marks()
+
+    def _say_marks(self) -> None:
+        marks = self.text_view.marks
+        words = ", ".join(f"“{w}”" for w in sorted(query_words(self._query)))
+        said = f"{marks} place{'s' if marks != 1 else ''} marked for {words}" if marks else ""
+        self.marks_label.setText(said)
+        self.marks_label.setVisible(bool(said))
+
+    def _show_sections(self, loaded: Loaded) -> None:
+        assert loaded.detail is not None
+        node = loaded.detail.node
+        entries = section_entries(loaded.sections, node.title)
+        self.sections_list.set_entries(entries)
+        visible = bool(entries)
+        self.sections_heading.setVisible(visible)
+        self.sections_list.setVisible(visible)
+        shown = len(loaded.sections)
+        note = f"The first {shown:,} sections; search finds the others." if shown >= 1000 else ""
+        if loaded.text and not node.body and visible:
+            note = "Shown from its sections: add the file again to keep its text as written."
+        self.sections_note.setText(note)
+        self.sections_note.setVisible(bool(note))
+
+    def open_section(self, section_id: str) -> None:
+        """A section of the note shown: scrolled to and marked; of another document (a page,
+        a stretch of a recording): opened on its own, with its place in the file."""
+        loaded = self._loaded
+        if loaded is None or loaded.detail is None:
+            return
+        node = loaded.detail.node
+        section = next((s for s in loaded.sections if s.id == section_id), None)
+        if section is None or shelf_of(node.type, node.attrs) != NOTE or not loaded.text:
+            self.open_requested.emit(section_id)
+            return
+        self._scroll_to_section(replace(loaded, focus=section))
+
+    def _scroll_to_section(self, loaded: Loaded) -> None:
+        if self._loaded is None or loaded.focus is None:
+            return
+        top = self.text_view.focus_section(loaded.focus.body)
+        if top is None:
+            return
+        offset = self.text_view.mapTo(self._content, self.text_view.rect().topLeft()).y()
+        target = offset + top
+        visible = self._scroll.viewport().height()
+        # A section already in view from the top keeps the title and buttons in view too.
+        scroll = 0 if target < visible * 2 // 3 else max(target - visible // 4, 0)
+        self._scroll.verticalScrollBar().setValue(scroll)
 
     def _load_failed(self, generation: int, text: str) -> None:
         if generation == self._generation:
@@ -298,13 +395,29 @@ class DetailPane(QWidget):
         else:
             self.notice.show_error(message)
 
-    def edit_current(self) -> None:
-        node = self._current_node()
-        if node is None:
-            return
+    def edit_current(self) -> QDialog | None:
+        """Edit…: a note in the note editor (each save a version), anything else in a plain
+        editor of its title and text. Returns the editor opened."""
+        loaded, node = self._loaded, self._current_node()
+        if node is None or loaded is None:
+            return None
+        if shelf_of(node.type, node.attrs) == NOTE:
+            about = ""
+            if is_note_file(node.type, node.attrs):
+                about = (
+                    f"Read from {source_name(node.source)}. Saving keeps the new text in Cairn "
+                    "as a new version; the file itself is not changed."
+                )
+            editor = NoteEditor(self._session, self, replace(node, body=loaded.text), about)
+            editor.saved.connect(self.show_node)
+            editor.finished.connect(editor.deleteLater)
+            editor.show()
+            return editor
         dialog = EditDialog(node, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.save_edit(*dialog.values())
+        dialog.accepted.connect(lambda: self.save_edit(*dialog.values()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
 
     def save_edit(self, title: str, body: str) -> None:
         """Store ``title``/``body`` as a new version of the memory shown; then show it."""

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import html
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
-from cairn.app.api import AwaitingReview, EdgeSummary, History, Node, Pack
+from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack
 from cairn.ui.base.icons import type_icon
 from cairn.ui.search.results_model import local_date
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 # Bookkeeping of ingest, not something a person reads: a passage's position among its
-# document's passages and a file's checksum.
-HIDDEN_ATTRS = frozenset({"ordinal", "sha256"})
+# document's passages, a file's path, kind and checksum (the source line says the file).
+HIDDEN_ATTRS = frozenset({"ordinal"}) | BOOKKEEPING_ATTRS
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,17 @@ class Entry:
     bold: bool = False
 
 
+SECTION_EDGE = "part_of"
+SECTION_SHOWN = 160  # characters of a section's text in its tooltip
+
+
 def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
-    """One entry per link: its direction (an undirected link has none), kind and other end."""
+    """One entry per link: its direction (an undirected link has none), kind and other end.
+    A document's sections are listed as its sections, not among its links."""
     entries = []
     for edge in edges:
+        if edge.type == SECTION_EDGE and edge.direction == "in" and edge.other_type == "Passage":
+            continue
         spec = pack.edge_types.get(edge.type) if pack is not None else None
         if spec is not None and not spec.directed:
             arrow = "—"  # stored one way round, meant both ways: no arrow to mislead
@@ -72,6 +80,20 @@ def history_entries(history: History | None) -> list[Entry]:
             label += "\n" + textwrap.shorten(version.changes, CHANGES_SHOWN, placeholder=" …")
         said = version.body or version.title
         entries.append(Entry(label, None if this_one else version.id, tooltip=said, bold=this_one))
+    return entries
+
+
+def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
+    """A note's or document's sections, each by its place (a heading, a page, a time)."""
+    lead = document_title + " — "
+    entries = []
+    for section in sections:
+        title = section.title
+        place = title[len(lead) :] if title.startswith(lead) else title
+        said = " ".join(section.body.split())
+        entries.append(
+            Entry(place, section.id, None, textwrap.shorten(said, SECTION_SHOWN, placeholder=" …"))
+        )
     return entries
 
 

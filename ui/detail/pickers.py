@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 from cairn.app.api import Pack, SearchResponse
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
-from cairn.ui.search.results_model import ResultDelegate, ResultRow, ResultsModel, row_from_hit
+from cairn.ui.search.result_delegate import ResultDelegate
+from cairn.ui.search.results_model import ResultRow, ResultsModel, rows_from_hits
 
 DEBOUNCE_MS = 150
 PICKER_LIMIT = 25
@@ -142,10 +143,11 @@ class MemoryPicker(QDialog):
     def _show(self, generation: int, response: SearchResponse) -> None:
         if generation != self._generation:
             return
+        # A note or document once, not a row per section: a link goes to the whole memory.
         rows = [
-            row_from_hit(hit)
-            for hit in response.results
-            if hit.id not in self._exclude and self._accepts(hit.type)
+            row
+            for row in rows_from_hits(response.results)
+            if row.node_id not in self._exclude and self._accepts(row.type)
         ]
         self.model.set_rows(rows)
         self.hint.setText("" if rows else "Nothing that fits matches these words.")

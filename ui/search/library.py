@@ -1,10 +1,16 @@
-"""The library sidebar: All, Inbox, one entry per memory type, Archive and Review, each with
-how many it holds. Picking one restricts the search list (``filter_changed``).
+"""The library sidebar: All, Inbox, one shelf per kind of memory, Archive and Review, each
+with how many it holds. Picking one restricts the search list (``filter_changed``).
+
+A shelf is what a person sees a memory as (``cairn.app.api.shelf_of``): a Markdown or text
+file read from a notes folder stands on Notes with the notes typed in the window, a PDF or a
+recording on Documents, and a document's sections on no shelf at all (they are reached from
+their document). All counts the memories of every shelf, as the status bar does: the two say
+the same number.
 
 Counts come from one worker call (``fetch_counts``) when the vault opens and again, coalesced,
 after every write (``session.changed``): a burst of writes during an ingest costs one count,
-not hundreds. A type is listed when the vault holds some of it, or when it is one of the
-everyday types a person looks for even before they have any.
+not hundreds. A shelf is listed when the vault holds some of it, or when it is one of the
+everyday kinds a person looks for even before they have any.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from cairn.app.api import VISIBLE_STATUSES, MemoryService, SearchFilter
+from cairn.app.api import NOTE, SECTION, MemoryService, SearchFilter
 from cairn.ui.base.icons import type_icon
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
@@ -32,20 +38,24 @@ class LibraryCounts:
     inbox: int
     archive: int
     review: int
-    by_type: dict[str, int] = field(default_factory=dict)
-    types: list[str] = field(default_factory=list)  # the types to list, in order
+    by_type: dict[str, int] = field(default_factory=dict)  # memories by shelf
+    types: list[str] = field(default_factory=list)  # the shelves to list, in order
 
 
 def fetch_counts(service: MemoryService) -> LibraryCounts:
     """Every count the sidebar shows, read in one go. Runs in a worker."""
     scopes = service.scopes()
     stats = service.stats(scopes=scopes)
-    by_type, by_status = stats.nodes_by_type, stats.nodes_by_status
+    by_type, by_status = stats.shelves, stats.nodes_by_status
     node_types = service.node_types()
-    listed = [name for name in node_types if by_type.get(name, 0) > 0 or name in COMMON_TYPES]
+    listed = [
+        name
+        for name in node_types
+        if name != SECTION and (by_type.get(name, 0) > 0 or name in COMMON_TYPES)
+    ]
     listed.sort(key=lambda name: (FAMILY_ORDER.get(node_types[name].family, 3), name))
     return LibraryCounts(
-        all=sum(by_status.get(status, 0) for status in VISIBLE_STATUSES),
+        all=stats.memories,
         inbox=len(service.inbox_list(scopes=scopes)),
         archive=by_status.get("archived", 0),
         review=len(service.pending(scopes=scopes)),
@@ -213,6 +223,8 @@ def _tooltip(label: str, wanted: SearchFilter, count: int) -> str:
         return f"{count} archived memories, hidden from ordinary search"
     if kind == "review":
         return f"{count} decision(s) waiting for you"
+    if kind == "type" and wanted.type == NOTE:
+        return f"{count} notes, those typed here and those read from your notes folders"
     if kind == "type":
-        return f"{count} {label.lower()}, counting older versions and archived ones"
-    return f"{count} memories"
+        return f"{count} {label.lower()}"
+    return f"{count} memories, on every shelf"

@@ -4,46 +4,41 @@ Typing restarts a short timer (``DEBOUNCE_MS``); when it fires, the query runs i
 its results replace the list. Every query carries a generation number: results that arrive
 after a newer query was started are dropped, so a slow early query can never overwrite what
 the person is looking at. With an empty field the list shows what the library sidebar picked
-(the newest memories, the inbox, the review queue...) through ``fetch_listing``.
+(the newest memories, the inbox, the review queue...) through ``listing.fetch_listing``.
+
+The list has one row per memory; a note or document that matched in several places shows how
+many, and its sections open under it (Right, or its arrow), each opening the memory at that
+place. A query that is near nothing says so, and shows the nearest only when asked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QLabel,
     QLineEdit,
-    QListView,
+    QPushButton,
     QStackedWidget,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from cairn.app.api import FILTER_KINDS, MemoryService, Node, RecentItem, SearchFilter
+from cairn.app.api import SearchFilter
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
-from cairn.ui.search.results_model import (
-    NODE_ID_ROLE,
-    ROW_ROLE,
-    ResultDelegate,
-    ResultRow,
-    ResultsModel,
-    row_from_brief,
-    row_from_hit,
-    row_from_inbox,
-    row_from_review,
-    type_plural,
-)
+from cairn.ui.search.listing import NOTHING_YET, Listing, fetch_listing, normalized_filter
+from cairn.ui.search.result_delegate import ResultDelegate
+from cairn.ui.search.results_model import NODE_ID_ROLE, ROW_ROLE, ResultRow, ResultsModel
+
+__all__ = ["NOTHING_YET", "SearchPanel", "SearchView"]
 
 # Long enough to skip the letters of a word typed quickly, short enough to feel live.
 DEBOUNCE_MS = 150
-RESULT_LIMIT = 25  # the service's maximum
-NOTHING_YET = (
-    "No memories yet: drop files here, write a note (Ctrl+Shift+N), or see Help › Welcome."
-)
 
 
 @dataclass(frozen=True)
@@ -54,111 +49,6 @@ class SearchView:
     query: str
     filter: SearchFilter
     selected: str | None
-
-
-@dataclass(frozen=True)
-class Listing:
-    """What the list shows for one query and filter: rows, a heading above them, and the
-    sentence shown instead of the list when there are no rows."""
-
-    query: str
-    rows: list[ResultRow]
-    heading: str = ""
-    empty_text: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    # Answered from the words alone while the vectors load: asked again once they have.
-    awaiting_vectors: bool = False
-
-
-def normalized_filter(value: SearchFilter | None) -> SearchFilter:
-    """``value`` as the list uses it: a type only for the kind "type", which needs one."""
-    wanted = value or SearchFilter()
-    if wanted.kind not in FILTER_KINDS:
-        raise ValueError(f"unknown filter kind {wanted.kind!r}")
-    if wanted.kind != "type":
-        return SearchFilter(wanted.kind)
-    return wanted if wanted.type else SearchFilter()
-
-
-def fetch_listing(service: MemoryService, query: str, wanted: SearchFilter) -> Listing:
-    """The rows for ``query`` under the filter ``wanted``. Runs in a worker."""
-    scopes = service.scopes()
-    kind, type_name = wanted.kind, wanted.type
-    if kind == "inbox":
-        return _inbox(service, scopes, query)
-    if kind == "review":
-        return _review(service, scopes, query)
-    if not query:
-        return _browse(service, scopes, kind, type_name)
-    response = service.search(
-        query, scopes=scopes, limit=RESULT_LIMIT, include_archived=kind == "archive"
-    )
-    hits = response.results
-    quoted = f"“{query}”"
-    if kind == "archive":
-        hits = [hit for hit in hits if hit.status == "archived"]
-        empty = f"No archived memory matches {quoted}."
-    elif kind == "type":
-        hits = [hit for hit in hits if hit.type == type_name]
-        empty = (
-            f"No {type_plural(str(type_name)).lower()} among the best matches for {quoted}. "
-            "Try more specific words, or look under All."
-        )
-    else:
-        empty = f"Nothing matches {quoted}. Try other words, or look in the Archive."
-    # Vector search is usable but this answer went without it: the index is still loading.
-    awaiting = service.vector_search_ready and not response.vector_search
-    if awaiting:
-        empty = (
-            f"No memory has the words {quoted}. Matches by meaning join in a moment, "
-            "once the vectors have loaded."
-        )
-    rows = [row_from_hit(hit) for hit in hits]
-    return Listing(query, rows, "", empty, response.notes, awaiting_vectors=awaiting)
-
-
-def _browse(service: MemoryService, scopes: list[str], kind: str, type_name: str | None) -> Listing:
-    """An empty query: the newest memories of the chosen kind."""
-    if kind == "archive":
-        archived = service.list_memories(scopes=scopes, statuses=["archived"], limit=RESULT_LIMIT)
-        rows = [row_from_node(node) for node in archived]
-        empty = "Nothing is archived. Archiving hides a memory from search without deleting it."
-        return Listing("", rows, "Archived memories, newest first", empty)
-    # The possible duplicates the person has not settled: shown among the rest, marked.
-    pending = service.pending(scopes=scopes, kinds=["duplicate"])
-    waiting = {item.node.id for item in pending if item.node is not None}
-    if kind == "type":
-        plural = type_plural(str(type_name)).lower()
-        nodes = service.list_memories(scopes=scopes, types=[str(type_name)], limit=RESULT_LIMIT)
-        rows = [row_from_node(node, node.id in waiting) for node in nodes]
-        return Listing("", rows, f"Your newest {plural}", f"No {plural} yet.")
-    newest = service.list_memories(scopes=scopes, limit=RESULT_LIMIT)
-    rows = [row_from_node(node, node.id in waiting) for node in newest]
-    return Listing("", rows, "Your newest memories", NOTHING_YET)
-
-
-def row_from_node(node: Node, awaiting_review: bool = False) -> ResultRow:
-    return row_from_brief(
-        RecentItem(node.id, node.type, node.title, node.recorded_at, awaiting_review)
-    )
-
-
-def _inbox(service: MemoryService, scopes: list[str], query: str) -> Listing:
-    rows = [row_from_inbox(item) for item in service.inbox_list(scopes=scopes)]
-    if query:
-        needle = query.casefold()
-        rows = [r for r in rows if needle in r.title.casefold() or needle in r.snippet.casefold()]
-        return Listing(query, rows, "", f"No capture in the inbox mentions “{query}”.")
-    return Listing("", rows, "Inbox", "The inbox is empty. Press Ctrl+N to capture a thought.")
-
-
-def _review(service: MemoryService, scopes: list[str], query: str) -> Listing:
-    rows = [row_from_review(item) for item in service.pending(scopes=scopes)]
-    if query:
-        needle = query.casefold()
-        rows = [r for r in rows if needle in r.title.casefold() or needle in r.snippet.casefold()]
-        return Listing(query, rows, "", f"Nothing waiting for review mentions “{query}”.")
-    return Listing("", rows, "Waiting for your decision", "Nothing is waiting for review.")
 
 
 class SearchPanel(QWidget):
@@ -174,25 +64,45 @@ class SearchPanel(QWidget):
         self.shown_query: str | None = None  # None while nothing is listed
         self._awaiting_vectors = False
         self._select_when_shown: str | None = None  # a row to select in the next listing
+        self._nearest: list[ResultRow] = []  # a query near nothing: its rows, shown on request
 
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("Search your memories (Ctrl+K)")
         self.search_field.setClearButtonEnabled(True)
+        self.search_field.setAccessibleName("Search your memories")
+        self.search_field.setAccessibleDescription(
+            "Results appear below as you type, found by meaning and by words. Esc clears."
+        )
         self.search_field.installEventFilter(self)
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.model = ResultsModel(self)
-        self.results_view = QListView()
+        self.results_view = QTreeView()
         self.results_view.setModel(self.model)
         self.results_view.setItemDelegate(ResultDelegate(self.results_view))
-        self.results_view.setUniformItemSizes(True)
-        self.results_view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
+        self.results_view.setHeaderHidden(True)
+        self.results_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.results_view.setExpandsOnDoubleClick(False)  # a double click opens the memory
+        self.results_view.setAccessibleName("Results")
+        self.results_view.setAccessibleDescription(
+            "One row per memory; a note's matching sections open under it with Right."
+        )
         self.empty_label = QLabel()
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.show_nearest_button = QPushButton("Show the nearest anyway")
+        self.show_nearest_button.setAccessibleName("Show the nearest memories anyway")
+        self.show_nearest_button.clicked.connect(self.show_nearest)
+        empty = QWidget()
+        empty_column = QVBoxLayout(empty)
+        empty_column.addStretch(1)
+        empty_column.addWidget(self.empty_label)
+        empty_column.addWidget(self.show_nearest_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        empty_column.addStretch(1)
+        self._empty_page = empty
         self._stack = QStackedWidget()
         self._stack.addWidget(self.results_view)
-        self._stack.addWidget(self.empty_label)
+        self._stack.addWidget(empty)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -285,8 +195,19 @@ class SearchPanel(QWidget):
         self.heading.clear()
         self.heading.setVisible(False)
         self.empty_label.clear()
-        self._stack.setCurrentWidget(self.empty_label)
+        self._nearest = []
+        self.show_nearest_button.setVisible(False)
+        self._stack.setCurrentWidget(self._empty_page)
         self.shown_query = None
+
+    def show_nearest(self) -> None:
+        """A query near nothing: show the nearest memories after all, said to be not close."""
+        if not self._nearest:
+            return
+        self.model.set_rows(self._nearest)
+        self._nearest = []
+        self.heading.setVisible(True)
+        self._stack.setCurrentWidget(self.results_view)
 
     # -- showing ------------------------------------------------------------------------------
 
@@ -295,7 +216,9 @@ class SearchPanel(QWidget):
             return  # a newer query was started after this one: its results are stale
         current = self.results_view.currentIndex().data(ROW_ROLE)
         wanted = current.key if isinstance(current, ResultRow) else self._select_when_shown
-        self.model.set_rows(listing.rows)
+        far = listing.nothing_close
+        self._nearest = list(listing.rows) if far else []
+        self.model.set_rows([] if far else listing.rows)
         found = wanted is not None and self._reselect(wanted)
         if found or not listing.awaiting_vectors:
             # Answered from the words alone while the vectors load, a restored row may be
@@ -303,9 +226,11 @@ class SearchPanel(QWidget):
             self._select_when_shown = None
         heading = " ".join(part for part in (listing.heading, *listing.notes) if part)
         self.heading.setText(heading)
-        self.heading.setVisible(bool(heading) and bool(listing.rows))
+        shown = bool(listing.rows) and not far
+        self.heading.setVisible(bool(heading) and shown)
         self.empty_label.setText(listing.empty_text)
-        self._stack.setCurrentWidget(self.results_view if listing.rows else self.empty_label)
+        self.show_nearest_button.setVisible(far)
+        self._stack.setCurrentWidget(self.results_view if shown else self._empty_page)
         self.shown_query = listing.query
         self._awaiting_vectors = listing.awaiting_vectors
         self.results_shown.emit(listing.query)
@@ -326,19 +251,22 @@ class SearchPanel(QWidget):
         self.model.clear()
         self.heading.setVisible(False)
         self.empty_label.setText(f"The search did not work: {text}")
-        self._stack.setCurrentWidget(self.empty_label)
+        self.show_nearest_button.setVisible(False)
+        self._stack.setCurrentWidget(self._empty_page)
 
     def _reselect(self, key: str) -> bool:
         """Keep the selected row selected when the list is refreshed under it; False when
         the list no longer has it."""
-        for number, row in enumerate(self.model.rows()):
-            if row.key == key:
-                selection = self.results_view.selectionModel()
-                selection.blockSignals(True)  # re-selecting is not asking to open it again
-                self.results_view.setCurrentIndex(self.model.index(number))
-                selection.blockSignals(False)
-                return True
-        return False
+        index = self.model.index_of(key)
+        if not index.isValid():
+            return False
+        selection = self.results_view.selectionModel()
+        selection.blockSignals(True)  # re-selecting is not asking to open it again
+        if index.parent().isValid():
+            self.results_view.expand(index.parent())
+        self.results_view.setCurrentIndex(index)
+        selection.blockSignals(False)
+        return True
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -363,7 +291,7 @@ class SearchPanel(QWidget):
             self.refresh()  # Enter while the timer waits: search now
             return
         index = self.results_view.currentIndex()
-        self._open_index(index if index.isValid() else self.model.index(0))
+        self._open_index(index if index.isValid() else self.model.index(0, 0))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keys of the search field: Down moves into the results, as in a browser's address
@@ -390,4 +318,4 @@ class SearchPanel(QWidget):
     def _focus_results(self) -> None:
         self.results_view.setFocus(Qt.FocusReason.TabFocusReason)
         if not self.results_view.currentIndex().isValid():
-            self.results_view.setCurrentIndex(self.model.index(0))
+            self.results_view.setCurrentIndex(self.model.index(0, 0))

@@ -1,51 +1,45 @@
-"""The rows of a result list and how one is drawn: type icon, title, a snippet with the words
-that matched in bold, and the source file and date underneath.
+"""The rows of a result list: one per memory, a note or document with the sections of it that
+matched under it (a two-level tree), each drawn by ``result_delegate``.
 
-Search hits, the briefing's recent memories, review items, inbox captures and ingested files
-all become a ``ResultRow``, so the search panel and the pickers show every listing the same way
-and a view never needs to know where its rows came from. Rows are made in the worker that
-fetched them; the model only hands them to the view.
+Search hits (grouped by ``cairn.app.api.group_hits``), the newest memories, review items,
+inbox captures and ingested files all become a ``ResultRow``, so the search panel and the
+pickers show every listing the same way and a view never needs to know where its rows came
+from. Rows are made in the worker that fetched them; the model only hands them to the view.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QRect,
-    QRectF,
-    QSize,
-    Qt,
-)
-from PySide6.QtGui import (
-    QAbstractTextDocumentLayout,
-    QColor,
-    QFont,
-    QPainter,
-    QPalette,
-    QTextDocument,
-)
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QWidget
 
-from cairn.app.api import InboxItem, RecentItem, ReviewItem, SearchHit, TrackedFile
+from cairn.app.api import (
+    InboxItem,
+    Node,
+    RecentItem,
+    ResultGroup,
+    ReviewItem,
+    SearchHit,
+    TrackedFile,
+    group_hits,
+    readable_snippet,
+    section_place,
+    shelf_of,
+)
 from cairn.ui.base.icons import type_icon
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1  # the ResultRow itself
 SNIPPET_HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the snippet as HTML, matches in <b>
 NODE_ID_ROLE = Qt.ItemDataRole.UserRole + 3  # the memory to open, or None
 
-ICON_PX = 24
-PADDING_PX = 6
-SNIPPET_LINES = 2
 INBOX_TYPE = "Inbox"  # what an unsorted capture shows as its type
+SNIPPET_CHARS = 180  # of a memory's text, when a listing shows its start
 
 
 @dataclass(frozen=True)
@@ -60,6 +54,14 @@ class ResultRow:
     date: str = ""
     status: str = "active"
     awaiting_review: bool = False  # kept as a possible duplicate; the person has not decided
+    shelf: str = ""  # what the person sees it as ("Note" for a note file); "" means its type
+    sections: tuple[ResultRow, ...] = ()  # the sections of it that matched, best first
+    is_section: bool = False  # a row under its note or document: its title is its place
+
+    @property
+    def shown_type(self) -> str:
+        """The type a person reads and the icon shows."""
+        return self.shelf or self.type
 
 
 AWAITING_REVIEW = "awaiting review"  # the marker a row's meta line and tooltip carry
@@ -138,6 +140,47 @@ def row_from_hit(hit: SearchHit) -> ResultRow:
         date=local_date(hit.recorded_at),
         status=hit.status,
         awaiting_review=hit.awaiting_review,
+        shelf=hit.shelf,
+    )
+
+
+def rows_from_hits(hits: list[SearchHit]) -> list[ResultRow]:
+    """One row per memory: a note or document with the sections of it that matched."""
+    return [row_from_group(group) for group in group_hits(hits)]
+
+
+def row_from_group(group: ResultGroup) -> ResultRow:
+    best = group.best
+    text, spans = group.snippet
+    snippet, spans = without_title(text, spans, group.title)
+    sections = tuple(_section_row(hit, group.title) for hit in group.sections)
+    return ResultRow(
+        key=group.id,
+        node_id=group.id,
+        type=group.type,
+        title=group.title,
+        snippet=snippet,
+        highlights=tuple(spans),
+        source_name=source_name(best.source),
+        date=local_date(best.recorded_at),
+        status=group.head.status if group.head else best.status,
+        awaiting_review=any(hit.awaiting_review for hit in (group.head, *group.sections) if hit),
+        shelf=group.shelf,
+        sections=sections,
+    )
+
+
+def _section_row(hit: SearchHit, document_title: str) -> ResultRow:
+    snippet, spans = without_title(hit.snippet, hit.highlights, hit.title)
+    return ResultRow(
+        key=hit.id,
+        node_id=hit.id,
+        type=hit.type,
+        title=section_place(hit, document_title),
+        snippet=snippet,
+        highlights=tuple(spans),
+        status=hit.status,
+        is_section=True,
     )
 
 
@@ -150,6 +193,22 @@ def row_from_brief(brief: RecentItem) -> ResultRow:
         title=brief.title,
         date=local_date(brief.recorded_at),
         awaiting_review=brief.awaiting_review,
+    )
+
+
+def row_from_node(node: Node, awaiting_review: bool = False) -> ResultRow:
+    """A memory as a shelf lists it: what it says begins its snippet."""
+    row = row_from_brief(
+        RecentItem(node.id, node.type, node.title, node.recorded_at, awaiting_review)
+    )
+    first = " ".join(readable_snippet(node.body).split())
+    text = first[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …" if len(first) > SNIPPET_CHARS else first
+    return replace(
+        row,
+        snippet=text,
+        source_name=source_name(node.source),
+        shelf=shelf_of(node.type, node.attrs),
+        status=node.status,
     )
 
 
@@ -197,17 +256,29 @@ def row_from_source(source: TrackedFile) -> ResultRow:
 
 
 def row_meta(row: ResultRow) -> str:
-    """The muted line under a row: its type, source and date, after the awaiting-review mark."""
-    parts = (AWAITING_REVIEW if row.awaiting_review else "", row.type, row.source_name, row.date)
+    """The muted line under a row: how many of its sections matched, its type, source and
+    date, after the awaiting-review mark."""
+    count = len(row.sections)
+    matched = f"{count} matching section{'s' if count != 1 else ''}" if count else ""
+    parts = (
+        AWAITING_REVIEW if row.awaiting_review else "",
+        matched,
+        row.shown_type,
+        row.source_name if PurePath(row.source_name).stem != row.title else "",
+        row.date,
+    )
     return " · ".join(part for part in parts if part)
 
 
-# -- the model and its delegate -----------------------------------------------------------------
+# -- the model ---------------------------------------------------------------------------------
 
 _Index = QModelIndex | QPersistentModelIndex
+_TOP = 0  # the internal id of a top-level row; a section's is its row's number plus one
 
 
-class ResultsModel(QAbstractListModel):
+class ResultsModel(QAbstractItemModel):
+    """Rows and, under a row, the sections of it that matched."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._rows: list[ResultRow] = []
@@ -224,12 +295,51 @@ class ResultsModel(QAbstractListModel):
         return list(self._rows)
 
     def row_at(self, index: _Index) -> ResultRow | None:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if not index.isValid():
             return None
-        return self._rows[index.row()]
+        if index.internalId() == _TOP:
+            return self._rows[index.row()] if 0 <= index.row() < len(self._rows) else None
+        owner = int(index.internalId()) - 1
+        if not 0 <= owner < len(self._rows):
+            return None
+        sections = self._rows[owner].sections
+        return sections[index.row()] if 0 <= index.row() < len(sections) else None
+
+    def index_of(self, key: str) -> QModelIndex:
+        """The index of the row (or section) with ``key``, or an invalid one."""
+        for number, row in enumerate(self._rows):
+            if row.key == key:
+                return self.index(number, 0)
+            for place, section in enumerate(row.sections):
+                if section.key == key:
+                    return self.index(place, 0, self.index(number, 0))
+        return QModelIndex()
+
+    def index(self, row: int, column: int = 0, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008 (Qt's default argument)
+        if column != 0 or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, 0, _TOP) if row < len(self._rows) else QModelIndex()
+        if parent.internalId() != _TOP or not 0 <= parent.row() < len(self._rows):
+            return QModelIndex()
+        if row >= len(self._rows[parent.row()].sections):
+            return QModelIndex()
+        return self.createIndex(row, 0, parent.row() + 1)
+
+    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not index.isValid() or index.internalId() == _TOP:
+            return QModelIndex()
+        return self.createIndex(int(index.internalId()) - 1, 0, _TOP)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt's default argument)
-        return 0 if parent.isValid() else len(self._rows)
+        if not parent.isValid():
+            return len(self._rows)
+        if parent.internalId() == _TOP and 0 <= parent.row() < len(self._rows):
+            return len(self._rows[parent.row()].sections)
+        return 0
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 (Qt's default argument)
+        return 1
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         row = self.row_at(index)
@@ -238,10 +348,9 @@ class ResultsModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.title
         if role == Qt.ItemDataRole.DecorationRole:
-            return type_icon(row.type)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            waiting = f" ({AWAITING_REVIEW}: it may repeat another memory)"
-            return f"{row.type}: {row.title}{waiting if row.awaiting_review else ''}"
+            return None if row.is_section else type_icon(row.shown_type)
+        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+            return row_description(row)
         if role == ROW_ROLE:
             return row
         if role == SNIPPET_HTML_ROLE:
@@ -251,77 +360,18 @@ class ResultsModel(QAbstractListModel):
         return None
 
 
-class ResultDelegate(QStyledItemDelegate):
-    """Three lines per row: the bold title, the snippet (matches in bold, at most two lines)
-    and, small and muted, the source file and the date."""
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
-        line = option.fontMetrics.height()
-        return QSize(200, line * (2 + SNIPPET_LINES) + 3 * PADDING_PX)
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        row = index.data(ROW_ROLE)
-        if not isinstance(row, ResultRow):
-            super().paint(painter, option, index)
-            return
-        style = option.widget.style() if option.widget else None
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        painter.save()
-        if style is not None:
-            style.drawPrimitive(
-                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
-            )
-        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        text_colour = option.palette.color(text_role)
-        rect = option.rect.adjusted(PADDING_PX, PADDING_PX, -PADDING_PX, -PADDING_PX)
-        type_icon(row.type).paint(painter, QRect(rect.left(), rect.top(), ICON_PX, ICON_PX))
-        text_left = rect.left() + ICON_PX + PADDING_PX
-        width = max(rect.right() - text_left, 10)
-        line = option.fontMetrics.height()
-
-        title_font = QFont(option.font)
-        title_font.setBold(True)
-        painter.setFont(title_font)
-        painter.setPen(text_colour)
-        title = painter.fontMetrics().elidedText(row.title, Qt.TextElideMode.ElideRight, width)
-        painter.drawText(QRect(text_left, rect.top(), width, line), 0, title)
-
-        snippet_top = rect.top() + line + 2
-        self._draw_snippet(painter, option, index, QRect(text_left, snippet_top, width, line))
-
-        meta = row_meta(row)
-        meta_font = QFont(option.font)
-        meta_font.setPointSizeF(max(option.font.pointSizeF() * 0.9, 6.0))
-        painter.setFont(meta_font)
-        painter.setPen(_muted_colour(option.palette, selected))
-        meta_top = snippet_top + line * SNIPPET_LINES + 2
-        meta = painter.fontMetrics().elidedText(meta, Qt.TextElideMode.ElideRight, width)
-        painter.drawText(QRect(text_left, meta_top, width, line), 0, meta)
-        painter.restore()
-
-    def _draw_snippet(
-        self, painter: QPainter, option: QStyleOptionViewItem, index: _Index, first_line: QRect
-    ) -> None:
-        document = QTextDocument()
-        document.setDefaultFont(option.font)
-        document.setDocumentMargin(0)
-        document.setHtml(index.data(SNIPPET_HTML_ROLE) or "")
-        document.setTextWidth(first_line.width())
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        context = QAbstractTextDocumentLayout.PaintContext()
-        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        context.palette.setColor(QPalette.ColorRole.Text, option.palette.color(role))
-        # Only the first lines: a long snippet is cut, not allowed to spill into the next row.
-        context.clip = QRectF(0, 0, first_line.width(), first_line.height() * SNIPPET_LINES)
-        painter.save()
-        painter.translate(first_line.topLeft())
-        painter.setClipRect(context.clip)
-        document.documentLayout().draw(painter, context)
-        painter.restore()
-
-
-def _muted_colour(palette: QPalette, selected: bool) -> QColor:
-    """Secondary text: the disabled text colour, or the selection's text on a selected row."""
-    if selected:
-        return palette.color(QPalette.ColorRole.HighlightedText)
-    return palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+def row_description(row: ResultRow) -> str:
+    """The row in words, as a tooltip and for a screen reader: matched words are said to be
+    marked, since bold alone says it only to the eye."""
+    if row.is_section:
+        return f"Section {row.title}: {row.snippet}"
+    waiting = f" ({AWAITING_REVIEW}: it may repeat another memory)" if row.awaiting_review else ""
+    count = len(row.sections)
+    parts = (
+        f"{count} matching section{'s' if count != 1 else ''}" if count else "",
+        f"from {row.source_name}"
+        if row.source_name and PurePath(row.source_name).stem != row.title
+        else "",
+        row.date,
+    )
+    return f"{row.shown_type}: {row.title}{waiting}. " + ", ".join(p for p in parts if p)

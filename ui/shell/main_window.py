@@ -142,8 +142,10 @@ class MainWindow(QMainWindow):
 
     def _build_workspace(self) -> Workspace:
         workspace = build_workspace(self.session)
-        for opener in (workspace.search, workspace.detail, workspace.ingest, workspace.review):
+        for opener in (workspace.detail, workspace.ingest, workspace.review):
             opener.open_requested.connect(self.open_node)
+        search = workspace.search
+        search.open_requested.connect(lambda node: self.open_node(node, search.shown_query or ""))
         workspace.graph.open_requested.connect(self.open_node)
         workspace.ingest.busy_changed.connect(self.set_busy)
         workspace.ingest.finished.connect(self._ingest_finished)
@@ -274,9 +276,11 @@ class MainWindow(QMainWindow):
 
     # -- what panels and menus call -----------------------------------------------------------
 
-    def open_node(self, node_id: str) -> None:
-        """Show a memory in the detail pane (and centre the graph on it)."""
+    def open_node(self, node_id: str, found_by: str = "") -> None:
+        """Show a memory in the detail pane (and centre the graph on it); ``found_by``: the
+        search that found it, whose words the text marks."""
         self.welcome.dismiss()  # if it shows: the columns show the memory
+        self.workspace.detail.mark_query(found_by)
         self.workspace.detail.show_node(node_id)
         self.workspace.graph.show_ego(node_id)
 
@@ -518,12 +522,8 @@ class MainWindow(QMainWindow):
         def counted(stats: VaultStats) -> None:
             if self.session.service is not service:
                 return  # locked (or another vault opened) meanwhile
-            by_type = stats.nodes_by_type  # keyed by the vault's type names
-            documents = by_type.get("Document", 0)
-            memories = sum(by_type.values()) - documents - by_type.get("Passage", 0)
-            self.counts_label.setText(
-                f"{memories} memories · {documents} documents · {stats.edges} links"
-            )
+            # Every shelf, as the library's All counts them: the two always say the same.
+            self.counts_label.setText(f"{stats.memories} memories · {stats.edges} links")
 
         call_in_worker(
             self, _vault_stats, service, on_done=counted, on_failed=self.counts_label.setText

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -76,8 +77,14 @@ class NoteEditor(QDialog):
     saved = Signal(str)  # the id of the note's newest version
 
     def __init__(
-        self, session: Session, parent: QWidget | None = None, node: Node | None = None
+        self,
+        session: Session,
+        parent: QWidget | None = None,
+        node: Node | None = None,
+        about: str = "",
     ) -> None:
+        """A new note, or ``node`` to edit; ``about`` says what saving it does, when that is
+        more than a new version (a note read from a file: the file is not changed)."""
         super().__init__(parent)
         self.session = session
         self.node_id: str | None = node.id if node else None
@@ -130,6 +137,10 @@ class NoteEditor(QDialog):
         form.addRow("&Title:", self.title)
         form.addRow("Ta&gs:", self.tags)
         column = QVBoxLayout(self)
+        self.about = QLabel(about)
+        self.about.setWordWrap(True)
+        self.about.setVisible(bool(about))
+        column.addWidget(self.about)
         column.addLayout(form)
         column.addWidget(self.tabs, 1)
         column.addWidget(self.notice)

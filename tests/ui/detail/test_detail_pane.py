@@ -16,6 +16,7 @@ from cairn.ui.detail.actions import EditDialog, forget_warning
 from cairn.ui.detail.open_at import file_url, missing_file_text, plan_open
 from cairn.ui.detail.pane import DetailPane
 from cairn.ui.detail.pickers import LinkDialog, allowed_links
+from cairn.ui.writing.note_editor import NoteEditor
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 from tests.app.ingest_files import pdf_bytes
 
@@ -75,7 +76,7 @@ def test_shows_body_attributes_links_and_history(qtbot: Any, open_session: Sessi
     show(qtbot, pane, ids["note"])
     assert pane.current_node_id == ids["note"]
     assert pane.title_label.text() == "Sailing course"
-    assert "capsizing drills" in pane.body_label.text()
+    assert "capsizing drills" in pane.text_view.toPlainText()
     assert "Note" in pane.meta_label.text()
     assert "Tags" in pane.attrs_label.text() and "sea, sport" in pane.attrs_label.text()
     links = pane.links_list.labels()
@@ -104,7 +105,7 @@ def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: S
 
     new_id = pane.current_node_id
     assert new_id is not None and new_id != ids["fact"]
-    assert "150 euros" in pane.body_label.text()
+    assert "150 euros" in pane.text_view.toPlainText()
     history = service.history(new_id, scopes=service.scopes())
     assert [entry.id for entry in history.chain] == [ids["fact"], new_id]
     assert history.chain[0].status == "superseded"
@@ -133,7 +134,7 @@ def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: S
 
     QTimer.singleShot(0, fill_and_save)
     act(qtbot, pane, pane.edit_button.click, "edit")
-    assert "160 euros" in pane.body_label.text()
+    assert "160 euros" in pane.text_view.toPlainText()
     assert len(service.history(new_id, scopes=service.scopes()).chain) == 3
 
 
@@ -161,15 +162,16 @@ def test_an_edited_ingested_note_keeps_its_links(
     before = set(pane.links_list.labels())
     assert "← references: Reading list" in before and "→ references: Ferry times" in before
 
-    def fill_and_save() -> None:
-        dialog = QApplication.activeModalWidget()
-        assert isinstance(dialog, EditDialog)
-        dialog.body_field.setPlainText("The pier dates from 1884. See [[Ferry times]].")
-        dialog.accept()
-
-    QTimer.singleShot(0, fill_and_save)
-    act(qtbot, pane, pane.edit_button.click, "edit")
+    editor = pane.edit_current()
+    assert isinstance(editor, NoteEditor)
+    assert "the file itself is not changed" in editor.about.text()
+    assert editor.body.toPlainText().startswith("The old pier was built in 1884.")
+    editor.body.setPlainText("The pier dates from 1884. See [[Ferry times]].")
+    with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS * 3):
+        editor.save()
     assert pane.current_node_id != note.id
+    assert pane.text_view.toPlainText().startswith("The pier dates from 1884.")
+    assert (folder / "Harbour history.md").read_text(encoding="utf-8").startswith("The old pier")
     after = set(pane.links_list.labels())
     assert before <= after, before - after
 
@@ -328,7 +330,7 @@ def test_lock_clears_the_pane(qtbot: Any, open_session: Session) -> None:
     show(qtbot, pane, ids["note"])
     open_session.lock()
     assert pane.current_node_id is None
-    assert pane.title_label.text() == "" and pane.body_label.text() == ""
+    assert pane.title_label.text() == "" and pane.text_view.toPlainText() == ""
     assert pane.links_list.count() == 0
 
 

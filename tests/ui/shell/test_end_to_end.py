@@ -16,7 +16,7 @@ from tests.ui.windows import PASSPHRASE, new_vault_window
 FILES = (
     "05_documents/py-pdf_sample-files/004-pdflatex-4-pages/pdflatex-4-pages.pdf",
     "05_documents/mammoth_docx/tables.docx",
-    "06_pkm/foam_docs/docs/user/features/graph-visualization.md",
+    "06_pkm/foam_docs/docs/user/features/graph-view.md",
 )
 
 

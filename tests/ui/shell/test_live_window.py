@@ -128,8 +128,9 @@ def test_a_walk_another_programs_note_then_lock_and_unlock(
     qtbot.waitUntil(lambda: search.view().selected == seed, timeout=10_000)
     assert search.search_field.text() == "vegetable garden"
     assert search.current_filter == SearchFilter("type", "Note")
-    assert sorted(_titles(search)) == ["Dentist appointment", SEED_TITLE]
-    qtbot.waitUntil(lambda: library.counts().get("type:Note") == 2)
+    # The note file added stands with the notes now (a Markdown file is a note).
+    assert sorted(_titles(search)) == ["Dentist appointment", "Kiln", SEED_TITLE]
+    qtbot.waitUntil(lambda: library.counts().get("type:Note") == 3)
     current = library.tree.currentItem()
     assert current is not None and current.text(0) == "Notes"
     qtbot.waitUntil(lambda: detail.current_node_id == seed, timeout=10_000)
