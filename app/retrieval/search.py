@@ -58,8 +58,8 @@ KEPT_APART = ("same_topic", "relates_to", "supersedes")
 # query whose words the model mostly does not know (spelled out in pieces: "xqzv", a name it
 # never saw) is near nothing by meaning at any cosine; only its words can find it.
 # ``python -m bench.closeness``: at 0.25, "nothing close" is said of 0% of 93 physics queries,
-# 238 note titles and 149 chat questions asked of their own material; of 62%, 23% and 74%
-# asked of the wrong vault; and of every random string. A higher floor says it of more of the
+# 238 note titles and 149 chat questions asked of their own material; of 62%, 34% and 74%
+# asked of the wrong vault; and of all 50 random strings. A higher floor says it of more of the
 # wrong vault's queries, but also hides short real ones ("vegetable garden" is at 0.33 from a
 # note about sowing tomatoes, "gardening" at 0.29).
 CLOSE_COSINE = 0.25
