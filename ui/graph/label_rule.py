@@ -97,22 +97,32 @@ def reveal_zooms(
     octaves = max(1, math.ceil(math.log2(highest / lowest)) + 1)
     zooms = lowest * 2.0 ** np.arange(octaves)
     origin = points.min(axis=0)
-    # Cells are numbered from the lowest corner, one row of STRIDE cells per column.
-    across = (points[:, 0] - origin[0])[:, None] * zooms[None, :] / widest
-    down = (points[:, 1] - origin[1])[:, None] * zooms[None, :] / height
-    keys = (np.floor(across).astype(np.int64) + 1) * STRIDE + np.floor(down).astype(np.int64) + 1
-    # cells[k] maps a cell (W/zₖ by h/zₖ scene units) to the titles of octave k whose room,
-    # at their reveal zoom, reaches into it
-    cells: list[dict[int, list[int]]] = [{} for _ in range(octaves)]
+    # Cells are numbered from the lowest corner, one row of STRIDE cells per column; a node's
+    # cell in every octave is worked out at once.
+    column = (points[:, 0] - origin[0])[:, None] * zooms[None, :] / widest
+    row = (points[:, 1] - origin[1])[:, None] * zooms[None, :] / height
+    keys = (np.floor(column).astype(np.int64) + 1) * STRIDE + np.floor(row).astype(np.int64) + 1
+    # Octave k's grid (cells W/zₖ by h/zₖ scene units) holds the titles revealed in that octave
+    # whose room, at their reveal zoom, reaches into a cell: latest[k] gives a cell's latest
+    # entry, and each entry its node and the entry before it in the same cell (-1: none). Flat
+    # lists of numbers and dicts of numbers, not a list per cell: the garbage collector does
+    # not walk those, and a full pass over tens of thousands of lists stalls every thread.
+    latest: list[dict[int, int]] = [{} for _ in range(octaves)]
+    entry_node: list[int] = []
+    entry_before: list[int] = []
     xs, ys = points[:, 0].tolist(), points[:, 1].tolist()
     origin_x, origin_y = float(origin[0]), float(origin[1])
     room = widths.tolist()
-    node_keys = keys.tolist()
+    cell_of = keys.ravel().tolist()  # node i's cell in octave k at i * octaves + k
     for i in order.tolist():
         x, y, own = xs[i], ys[i], room[i]
         need = lowest
-        for grid, key in zip(cells, node_keys[i], strict=True):
-            for j in grid.get(key, ()):
+        first = i * octaves
+        for octave in range(octaves):
+            entry = latest[octave].get(cell_of[first + octave], -1)
+            while entry >= 0:
+                j = entry_node[entry]
+                entry = entry_before[entry]
                 # apart = min(w_left / |dx|, h / |dy|), written out: the hot loop
                 dx, dy = xs[j] - x, ys[j] - y
                 if dy < 0:
@@ -135,12 +145,15 @@ def reveal_zooms(
         # The room where a later title would meet this one at its reveal zoom: to the left as
         # far as the widest title, to the right as far as this one, a line up and down.
         scale = float(zooms[octave])
-        grid = cells[octave]
+        grid = latest[octave]
         left = math.floor((x - origin_x - widest / need) * scale / widest) + 1
         right = math.floor((x - origin_x + own / need) * scale / widest) + 1
         top = math.floor((y - origin_y - height / need) * scale / height) + 1
         bottom = math.floor((y - origin_y + height / need) * scale / height) + 1
         for cell_x in range(left, right + 1):
             for cell_y in range(top, bottom + 1):
-                grid.setdefault(cell_x * STRIDE + cell_y, []).append(i)
+                key = cell_x * STRIDE + cell_y
+                entry_node.append(i)
+                entry_before.append(grid.get(key, -1))
+                grid[key] = len(entry_node) - 1
     return np.array(reveal, dtype=np.float64)
