@@ -423,6 +423,8 @@ class GraphView(QWidget):
         self._delay.stop()
         self._queued = None
         self.root, self.expanded, self._opened_here = None, (), None
+        for listed in (self.types_filter, self.links_filter):
+            listed.menu_.close()  # a list left open would float over the unlock screen
         self._show_nothing(EGO_HINT)
 
     def showEvent(self, event: QShowEvent) -> None:

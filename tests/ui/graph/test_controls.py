@@ -79,6 +79,8 @@ def test_the_types_list_works_from_the_keyboard(qtbot: Any, open_session: Sessio
     assert QApplication.focusWidget() is boxes[1]
     assert [box.isChecked() for box in boxes[:3]] == [False, True, False]
     assert view.types_filter.menu_.isVisible()
+    open_session.lock()  # nothing of the open vault floats over the unlock screen
+    assert not view.types_filter.menu_.isVisible()
 
 
 def test_links_and_legend_say_colours_and_edge_kinds_in_words(
