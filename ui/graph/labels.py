@@ -90,13 +90,12 @@ class Labels:
     images: OrderedDict[int, QImage] = field(default_factory=OrderedDict)
     _by_reveal: npt.NDArray[np.int64] = field(init=False)
     _sorted: npt.NDArray[np.float64] = field(init=False)
-    _font: QFont = field(init=False)
-    _metrics: QFontMetricsF = field(init=False)
+    # The font and its metrics for titles rendered later, made on the UI thread where they
+    # are used (a font's engine is cached per thread).
+    _fonts: tuple[QFont, QFontMetricsF] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.set_reveal(self.order, self.reveal)
-        self._font = self.style.qfont()
-        self._metrics = QFontMetricsF(self._font)
 
     def set_reveal(self, order: npt.NDArray[np.int64], reveal: npt.NDArray[np.float64]) -> None:
         """Take a new order of importance and its reveal zooms (a memory opened: those near
@@ -128,7 +127,7 @@ class Labels:
         """Node ``index``'s title in its halo, rendered once and kept while it is in use."""
         image = self.images.get(index)
         if image is None:
-            image = render(self.texts[index], self._font, self._metrics, self.style)
+            image = render(self.texts[index], *self._font_here(), self.style)
             self.images[index] = image
             if len(self.images) > CACHED:
                 self.images.popitem(last=False)
@@ -142,7 +141,13 @@ class Labels:
 
     def inked(self, index: int) -> QRectF:
         """The box node ``index``'s letters cover, from the start of its baseline."""
-        return self._metrics.boundingRect(self.texts[index])
+        return self._font_here()[1].boundingRect(self.texts[index])
+
+    def _font_here(self) -> tuple[QFont, QFontMetricsF]:
+        if self._fonts is None:
+            font = self.style.qfont()
+            self._fonts = (font, QFontMetricsF(font))
+        return self._fonts
 
 
 def measure(
