@@ -5,7 +5,8 @@ A thin facade over named collaborators, wired by the composition root (``compose
 method checks the scopes a call names (``Scopes``) and hands over to the collaborator that does
 the work: the writer, review, history and revisions, recall (the reads), the inbox, the graph
 views, the ingestor, the watched folders, upkeep (settings, checks, receipts, backups, the
-passphrase, the vector index), transfers (export and import), tokens and retention.
+passphrase, the vector index), transfers (export and import), tokens, retention and the
+sample vault.
 Every read names the scopes it may see; rows outside them do not exist for it.
 """
 
@@ -51,10 +52,12 @@ from cairn.app.portability.transfers import Transfers
 from cairn.app.retention import forgetting
 from cairn.app.retention.supervisor import PassReport, Proposal, Retention
 from cairn.app.retrieval import search as retrieval
+from cairn.app.retrieval.outside_writes import OutsideWrites
 from cairn.app.retrieval.recall import Recall
 from cairn.app.text import statements
 from cairn.app.upkeep import backups, receipts
 from cairn.app.upkeep.maintenance import Upkeep
+from cairn.app.upkeep.sample_vault import SampleAdded, SampleRemoved, SampleVault
 from cairn.app.upkeep.scopes import Scopes
 from cairn.app.upkeep.tokens import Token, Tokens
 from cairn.app.writing.history import HistoryKeeper
@@ -79,6 +82,7 @@ class MemoryService:
         history: HistoryKeeper,
         revisions: Revisions,
         recall: Recall,
+        outside_writes: OutsideWrites,
         inbox: Inbox,
         graph_views: GraphViews,
         ingestor: Ingestor,
@@ -89,6 +93,7 @@ class MemoryService:
         transfers: Transfers,
         tokens: Tokens,
         retention: Retention,
+        sample: SampleVault,
     ) -> None:
         """Built by ``compose.service_for``. ``apart_runs`` runs an ingest in a child process
         (``ingest(separate_process=True)``); without it such a run is refused."""
@@ -101,6 +106,7 @@ class MemoryService:
         self._history = history
         self._revisions = revisions
         self._recall = recall
+        self._outside_writes = outside_writes
         self._inbox = inbox
         self._graph_views = graph_views
         self._ingestor = ingestor
@@ -111,6 +117,7 @@ class MemoryService:
         self._transfers = transfers
         self._tokens = tokens
         self._retention = retention  # the supervisor: labels, uses, its pass, log
+        self._sample = sample
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -243,10 +250,13 @@ class MemoryService:
         types: Sequence[str] | None = None,
         statuses: Sequence[str] = ("active", "stub"),
         limit: int = 50,
+        shelf: str | None = None,
     ) -> list[Node]:
-        """The newest memories of ``types`` (any type if None) in ``statuses``: what a library
-        shelf shows before a word is typed. ``limit`` is at most 500."""
-        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit)
+        """The newest memories of ``types`` in ``statuses``: what a library shelf shows before
+        a word is typed. Without ``types``, the newest of ``shelf`` (``app/text/shelves.py``:
+        "Note" also lists the note files read from a notes folder, "Document" the other files),
+        or of every shelf, sections of documents left out. ``limit`` is at most 500."""
+        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit, shelf=shelf)
 
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
@@ -305,6 +315,13 @@ class MemoryService:
             include_archived=include_archived,
             as_of=as_of,
         )
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another program (the command line, a folder watcher, an import, an ingest
+        run apart) committed to the vault since the last call; this service's own writes do
+        not count. When one did, the vector index has taken in the vectors it stored. Costs a
+        few microseconds when nothing changed: the window asks about once a second."""
+        return self._outside_writes.check()
 
     # -- inbox --------------------------------------------------------------------------------
 
@@ -503,6 +520,24 @@ class MemoryService:
     ) -> list[RetentionEntryRow]:
         """What the supervisor and the person did, newest first."""
         return self._retention.log(self._scopes(scopes), node_id=node_id, limit=limit)
+
+    # -- the sample vault ---------------------------------------------------------------------
+
+    def add_sample(self, *, scope: str = "personal") -> SampleAdded:
+        """Write the sample (a small invented world: people, a project, linked notes, a fact
+        that was superseded, a commitment due soon) into ``scope``, every memory with the
+        source ``sample``. Refused while the sample is in the vault."""
+        self._scopes([scope])
+        return self._sample.add(scope)
+
+    def remove_sample(self) -> SampleRemoved:
+        """Forget the sample's memories, and nothing of the person's: their own memories stay
+        (a link of theirs to a sample memory goes), as do their edits of sample memories and
+        the sample memories they added to (see ``upkeep.sample_vault``)."""
+        return self._sample.remove()
+
+    def sample_in_vault(self) -> bool:
+        return self._sample.present()
 
     # -- the pack: what kinds of memory and link this vault knows ----------------------------
 

@@ -331,7 +331,8 @@ class _Run:
         short = len(passages) <= WHOLE_PASSAGES
         # The texts the writer would embed: the Document's searchable text, the new names', and
         # for a short document each passage's.
-        texts = [searchable_text(title, "", attrs), *(c.name for c in found)]
+        prepared.body = shapes.document_body(document)
+        texts = [searchable_text(title, prepared.body, attrs), *(c.name for c in found)]
         texts += [part.searchable for part in prepared.parts]
         if short:
             texts += [prepared.passage_text(p) for p in passages]

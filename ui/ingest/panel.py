@@ -11,6 +11,9 @@ Paths given while a run is going are queued, not refused: a person who drops a s
 expects it to be added. They are read together in one run once the current run ends (and let
 go, with a word, if the person stops the run or locks the vault).
 
+After an unlock the panel shows the last run again, its files and summary (``view`` before the
+lock, ``restore`` after); a run the lock stopped says so.
+
 Watched folders (``watched_folders``) are listed below the runs; each batch of their changes
 is a run of its own here, and batches that come while a run goes are merged into one.
 
@@ -20,6 +23,7 @@ signal, so widgets are only touched on the UI thread (STYLE 13, 14).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import shiboken6
@@ -58,6 +62,22 @@ STAGE_WORDS = {
 }
 IDLE_TEXT = "Drop files or folders anywhere on the window, or use File › Add, to add them."
 BAR_STEPS = 1000  # the bar counts thousandths: a byte count overflows a QProgressBar's int
+STOPPED_BY_LOCK = (
+    "The vault was locked while files were being added: what was saved before is kept. Add "
+    "the same files again to finish; those already saved are skipped."
+)
+
+
+@dataclass(frozen=True)
+class IngestView:
+    """What the panel showed of the last run, to show again after an unlock: its summary and
+    counts, the finished run's files and report, and whether a run was going when the vault
+    locked."""
+
+    summary: str
+    counts: str
+    run: tuple[list[Path], IngestReport] | None
+    interrupted: bool
 
 
 class IngestPanel(QWidget):
@@ -78,6 +98,8 @@ class IngestPanel(QWidget):
         self.watching = FolderWatching(session, self.start_watched, self)
         self._scanned = 0
         self._busy_text: str | None = None
+        self._roots: list[Path] = []  # the files and folders of the current run
+        self._last_run: tuple[list[Path], IngestReport] | None = None  # the last one finished
         self._build()
         session.unlocked.connect(self._forget)
         session.about_to_lock.connect(self._stop_for_lock)
@@ -194,6 +216,31 @@ class IngestPanel(QWidget):
         return self._stage.text()
 
     @property
+    def counts_text(self) -> str:
+        """The files and bytes done, as shown under the bar."""
+        return self._counts.text()
+
+    def view(self) -> IngestView:
+        """The last run as shown, for ``restore`` after an unlock."""
+        counts = "" if self._running else self._counts.text()
+        return IngestView(self._summary.text(), counts, self._last_run, self._running)
+
+    def restore(self, view: IngestView) -> None:
+        """Show the last run again, unless a run already started (a watched folder's)."""
+        if self._running:
+            return
+        if view.run is not None:
+            roots, report = view.run
+            self._last_run = view.run
+            self._files.begin_run(roots)
+            self._files.apply(report)
+            self._bar.setValue(BAR_STEPS)
+            self._stage.setText("Stopped." if report.cancelled else "Done.")
+            self._counts.setText(view.counts)
+        summary = f"{STOPPED_BY_LOCK} {view.summary}" if view.interrupted else view.summary
+        self._summary.setText(summary.strip())
+
+    @property
     def waiting_text(self) -> str:
         """What waits for the current run to end, as shown ("" when nothing does)."""
         return self._waiting.text()
@@ -204,7 +251,8 @@ class IngestPanel(QWidget):
         self, paths: list[str], service: MemoryService, batch: WatchBatch | None = None
     ) -> None:
         self._forget()
-        self._files.begin_run([Path(p).expanduser().resolve() for p in paths])
+        self._roots = [Path(p).expanduser().resolve() for p in paths]
+        self._files.begin_run(self._roots)
         self._run += 1
         run = self._run
         self._running = True
@@ -268,6 +316,7 @@ class IngestPanel(QWidget):
         if run != self._run:
             return
         self._files.apply(report)
+        self._last_run = (self._roots, report)
         self._bar.setRange(0, BAR_STEPS)
         self._bar.setValue(BAR_STEPS)
         self._stage.setText("Stopped." if report.cancelled else "Done.")
@@ -375,6 +424,7 @@ class IngestPanel(QWidget):
     def _forget(self, *_: object) -> None:
         """Clear what the last run showed (file names are the person's, like memories)."""
         self._files.begin_run([])
+        self._last_run = None
         self._scanned = 0
         self._counts.setText("")
         self._summary.setText("")

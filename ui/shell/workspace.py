@@ -8,6 +8,9 @@ detail pane: a memory clicked in the graph is read at its side, and the graph fo
 the detail pane opens. (A window of its own would hide behind this one on a single screen and
 need its own lock, shortcuts and drops.)
 
+The columns sit in a stack of their own (``center``), where the welcome panel takes their
+place while a vault is empty.
+
 The layout is kept across runs: the columns' widths, which tab was in front, and the docks.
 A layout saved before the graph had its tab (three columns in one splitter, the graph a dock)
 is read too: its columns' shares become the new ones, and the old graph dock is ignored.
@@ -24,6 +27,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QWidget,
 )
@@ -41,6 +45,7 @@ from cairn.ui.search.panel import SearchPanel
 # graph, search and the detail pane need more than a side dock would leave them.
 DOCKS = {"review": "Review", "ingest": "Ingest"}
 DOCK_HEIGHT = 280
+DOCK_SHARE = 0.4  # of the workspace's height at most, the first time
 COLUMN_SIZES = (760, 520)  # the tabs (library and results, or the graph), the detail pane
 SEARCH_SIZES = (220, 540)  # the library, the results
 TABS = ("search", "graph")
@@ -59,6 +64,7 @@ class Workspace:
     review: ReviewPanel
     graph: GraphView
     docks: dict[str, QDockWidget]
+    center: QStackedWidget  # the columns (the splitter), or the welcome panel in their place
 
     @property
     def panels(self) -> dict[str, QWidget]:
@@ -121,7 +127,10 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     tabs.setAccessibleName("Search or graph")
     splitter = _splitter("workspaceSplitter", (tabs, detail), COLUMN_SIZES)
     splitter.setStretchFactor(0, 1)
-    window.setCentralWidget(splitter)
+    center = QStackedWidget()
+    center.setObjectName("workspaceCenter")
+    center.addWidget(splitter)
+    window.setCentralWidget(center)
 
     docked: dict[str, QWidget] = {"review": review, "ingest": ingest}
     docks: dict[str, QDockWidget] = {}
@@ -145,6 +154,7 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
         review,
         graph,
         docks,
+        center,
     )
     for name, panel in workspace.panels.items():
         panel.setObjectName(panel.objectName() or f"{name}Panel")
@@ -153,9 +163,11 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
 
 def size_docks(workspace: Workspace) -> None:
     """The first layout's dock height; needs the workspace on screen (a hidden main window
-    has no height to share out yet)."""
+    has no height to share out yet). On a small screen (a laptop at 200 %) the docks take
+    their share of the height, not their usual height, so the columns keep room to show."""
     dock = workspace.docks["review"]
-    workspace.window.resizeDocks([dock], [DOCK_HEIGHT], Qt.Orientation.Vertical)
+    height = min(DOCK_HEIGHT, int(workspace.window.height() * DOCK_SHARE))
+    workspace.window.resizeDocks([dock], [height], Qt.Orientation.Vertical)
 
 
 def restore_layout(workspace: Workspace, preferences: Preferences, width: int) -> bool:
