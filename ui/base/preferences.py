@@ -162,7 +162,7 @@ class Preferences:
     # -- window layout ------------------------------------------------------------------------
 
     def layout(self, name: str) -> QByteArray | None:
-        """A saved geometry or state blob (``window``, ``docks``, ``splitter``)."""
+        """A saved geometry or state blob (``window``, ``docks``, ``columns``, ...)."""
         value = self._settings.value(f"layout/{name}")
         return value if isinstance(value, QByteArray) and not value.isEmpty() else None
 

@@ -1,6 +1,10 @@
 """The drawing surface of the graph view: zoom (wheel, keys), pan (drag), a label on hover,
 and which node a click or double-click landed on.
 
+A fitted picture stays fitted: when the view changes size (the window resized, a pane dragged
+wider) the picture is fitted again, unless the person zoomed or panned by hand since the last
+fit; then their view is theirs until they ask for Fit (Ctrl+0) again.
+
 It shows one ``Picture`` at a time as a single ``GraphItem``; swapping pictures is one
 ``removeItem``/``addItem``, however many nodes there are. The node under the mouse comes from
 the picture's grid index, not from Qt's item lookup (there is only one item).
@@ -9,15 +13,22 @@ the picture's grid index, not from Qt's item lookup (there is only one item).
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
-from cairn.ui.graph.scene import HIT_RADIUS_PX, GraphItem, HoverLabel, Picture, RingItem, node_width
+from cairn.ui.graph.scene import (
+    HIT_RADIUS_PX,
+    MAX_PIXELS_PER_UNIT,
+    MIN_PIXELS_PER_UNIT,
+    GraphItem,
+    HoverLabel,
+    Picture,
+    RingItem,
+    node_width,
+)
 
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, not a drag
 ZOOM_STEP = 1.25
-MIN_PIXELS_PER_UNIT = 0.002  # scene scale bounds: from a whole galaxy to a few nodes
-MAX_PIXELS_PER_UNIT = 8.0
 
 
 class GraphCanvas(QGraphicsView):
@@ -37,6 +48,7 @@ class GraphCanvas(QGraphicsView):
         self.picture: Picture | None = None
         self.item: GraphItem | None = None
         self.hovered: int | None = None
+        self.fitted = True  # no zoom or pan by hand since the last fit: a resize fits again
         self._press: QPoint | None = None
         self._label = HoverLabel()
         self._label.setVisible(False)
@@ -47,6 +59,10 @@ class GraphCanvas(QGraphicsView):
         for ring in (self._hover_ring, self._opened_ring):
             ring.setVisible(False)
             self.scene().addItem(ring)
+        # A scroll bar dragged or stepped (arrow keys, page keys) is a pan by hand; a scroll
+        # bar moved by fitting or resizing is not, and triggers no action.
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.actionTriggered.connect(self._moved_by_hand)
 
     # -- the picture ---------------------------------------------------------------------------
 
@@ -107,13 +123,25 @@ class GraphCanvas(QGraphicsView):
     # -- zoom ----------------------------------------------------------------------------------
 
     def fit(self) -> None:
+        """Show the whole picture, and keep it whole when the view's size changes."""
+        self.fitted = True
         if self.picture is not None and not self.picture.bounds.isEmpty():
             self.fitInView(self.picture.bounds, Qt.AspectRatioMode.KeepAspectRatio)
 
     def zoom(self, factor: float) -> None:
+        """Zoom by ``factor`` (the person's wheel or keys: the view is theirs from now on)."""
+        self._moved_by_hand()
         scale = self.transform().m11()
         factor = max(MIN_PIXELS_PER_UNIT / scale, min(factor, MAX_PIXELS_PER_UNIT / scale))
         self.scale(factor, factor)
+
+    def _moved_by_hand(self, *_: object) -> None:
+        self.fitted = False
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.fitted:
+            self.fit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120
@@ -139,14 +167,14 @@ class GraphCanvas(QGraphicsView):
         super().mouseReleaseEvent(event)
         press, self._press = self._press, None
         at = event.position().toPoint()
-        if (
-            press is not None
-            and event.button() == Qt.MouseButton.LeftButton
-            and (at - press).manhattanLength() <= CLICK_SLOP_PX
-        ):
-            index = self.node_at(at)
-            if index is not None:
-                self.node_clicked.emit(index)
+        if press is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        if (at - press).manhattanLength() > CLICK_SLOP_PX:
+            self._moved_by_hand()  # a drag: the picture was panned
+            return
+        index = self.node_at(at)
+        if index is not None:
+            self.node_clicked.emit(index)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         index = self.node_at(event.position().toPoint())

@@ -5,15 +5,15 @@ to paint. Instead ``build_picture`` (run in the worker) records the drawing (``g
 and a grid index for finding the node under the mouse, and one ``GraphItem`` paints it all.
 Node sizes and edge widths are cosmetic (screen pixels), so zooming in spreads the nodes apart
 instead of blowing them up. Hover and selection rings are small items of their own, so moving
-them repaints only a few pixels. The titles of a small picture are measured and rendered in the
-worker too (``graph_labels``); at each zoom only those that fit without overlapping are drawn.
+them repaints only a few pixels. The titles are measured in the worker too (``labels``), each
+with the zoom from which it fits among the more important ones; at each zoom only those are
+written, whatever the number of nodes.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,41 +28,20 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import OVERVIEW_NODE_CAP, MemoryService, TooManyNodes, ViewGraph
-from cairn.ui.graph.labels import Labels, LabelStyle, elided, measure
+from cairn.ui.graph.colours import LAYER_COLOURS, SQUARE, shape_of
+from cairn.ui.graph.labels import Labels, LabelStyle, measure, paint_titles, rank
+from cairn.ui.graph.legend import LegendRow, colour_nodes, links_by_layer
 from cairn.ui.graph.tiles import TILES_PER_SIDE, Tile, edge_pen, node_pen, preview, tiles
 
 SCENE_UNIT = 40.0  # scene pixels per layout unit (about one node's room)
 ALIAS_LIMIT = 5_000  # above this many nodes, vectors are drawn without antialiasing (3x faster)
 PREVIEW_FROM = 3_000  # nodes; from here a preview image stands in for the vectors when zoomed out
-LABEL_LIMIT = 150  # a picture this small shows the titles that fit; larger ones on hover only
+SMALL_PICTURE = 150  # nodes; up to this many are drawn at their largest
 HIT_RADIUS_PX = 8.0  # how close the mouse must come to a node, in screen pixels
-
-# Tableau 10 and two more: distinct on light and dark backgrounds.
-PALETTE = (
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-    "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#a0cbe8",
-)  # fmt: skip
-LONE = "#9aa0a6"  # a community of one: a memory without links
-TYPE_COLOURS = {
-    "Person": "#4e79a7", "Organization": "#f28e2b", "Place": "#59a14f", "Project": "#e15759",
-    "Topic": "#b07aa1", "Event": "#edc948", "Note": "#76b7b2", "Fact": "#ff9da7",
-    "Preference": "#d37295", "Commitment": "#9c755f", "Document": "#86bcb6", "Passage": "#bab0ac",
-}  # fmt: skip
-LAYER_COLOURS = {
-    "entity": "#7f8c8d", "temporal": "#2e86de", "causal": "#e67e22", "semantic": "#8e44ad",
-}  # fmt: skip
-LAYER_NAMES = {
-    "entity": "People & things",
-    "temporal": "Time",
-    "causal": "Cause",
-    "semantic": "Related",
-}
-LEGEND_GROUPS = 8
-
-
-def type_colour(name: str) -> str:
-    """A type's colour: fixed for the bundled pack's types, stable for any other."""
-    return TYPE_COLOURS.get(name) or PALETTE[zlib.crc32(name.encode()) % len(PALETTE)]
+# Scene scale bounds (screen pixels per scene unit): from a whole galaxy to a few nodes.
+MIN_PIXELS_PER_UNIT = 0.002
+MAX_PIXELS_PER_UNIT = 8.0
+ZOOMS = (MIN_PIXELS_PER_UNIT, MAX_PIXELS_PER_UNIT)
 
 
 class NodeIndex:
@@ -116,11 +95,14 @@ class Picture:
     colours: list[str]  # each node's colour
     index: NodeIndex
     bounds: QRectF
-    legend: list[tuple[str, str]]  # (colour, words)
+    legend: list[LegendRow]  # what the colours (and shapes) mean
     tiles: list[Tile]  # the recorded vector drawing, by area
-    labels: Labels | None = None  # the titles of a small picture, measured for placing
+    labels: Labels | None = None  # the titles, measured, each with its reveal zoom
     preview: QImage | None = None  # the whole graph, for zoomed-out views of large ones
     preview_scale: float = 0.0  # preview pixels per scene unit
+    antialiased: bool = True  # False for a graph so large that smooth edges cost too much
+    links: dict[str, int] = field(default_factory=dict)  # links drawn, by layer
+    shapes: tuple[str, ...] = ()  # the node shapes drawn
 
     @property
     def count(self) -> int:
@@ -133,7 +115,7 @@ class Picture:
 
 def node_width(count: int) -> float:
     """Node size in screen pixels: smaller when there are many."""
-    return 12.0 if count <= LABEL_LIMIT else 7.0 if count <= 2_000 else 4.0
+    return 12.0 if count <= SMALL_PICTURE else 7.0 if count <= 2_000 else 4.0
 
 
 def build_picture(
@@ -145,13 +127,10 @@ def build_picture(
     count = len(view.ids)
     raw = view.positions if count else np.zeros((0, 2))
     points = (raw - (raw.min(axis=0) if count else 0.0)) * SCENE_UNIT
-    colours, legend = _colours(view)
-    by_colour = np.asarray(colours, dtype=object)
+    colours, legend = colour_nodes(view)
+    shapes = [shape_of(name) for name in view.types]
     width = node_width(count)
-    node_groups = [
-        (node_pen(colour, width), np.flatnonzero(by_colour == colour))
-        for colour in dict.fromkeys(colours)
-    ]
+    node_groups = _node_groups(colours, shapes, width)
     alpha = 150 if count <= 2_000 else 70
     layers = np.asarray(view.edge_layers, dtype=object)
     edge_groups = [
@@ -186,44 +165,44 @@ def build_picture(
         bounds=bounds,
         legend=legend,
         tiles=recorded,
-        labels=measure(view, points, width, style or LabelStyle())
-        if count <= LABEL_LIMIT
-        else None,
+        labels=measure(view, points, width, style or LabelStyle(), ZOOMS),
         preview=image,
         preview_scale=scale,
+        antialiased=count <= ALIAS_LIMIT,
+        links=links_by_layer(view),
+        shapes=tuple(sorted(set(shapes))),
     )
 
 
-def _colours(view: ViewGraph) -> tuple[list[str], list[tuple[str, str]]]:
-    """Each node's colour and the legend: by community in the overview, by type otherwise."""
-    if view.communities is None:
-        colours = [type_colour(name) for name in view.types]
-        legend = [(type_colour(name), name) for name in sorted(set(view.types))]
-        return colours, legend
-    sizes = np.bincount(view.communities) if len(view.communities) else np.zeros(0, int)
-    colours = [
-        LONE if sizes[group] == 1 else PALETTE[group % len(PALETTE)]
-        for group in view.communities.tolist()
-    ]
-    degree = np.zeros(len(view.ids), dtype=np.int64)
-    if len(view.edges):
-        degree = np.bincount(view.edges.ravel(), minlength=len(view.ids))
-    legend = []
-    for group in range(min(LEGEND_GROUPS, int((sizes > 1).sum()))):
-        members = np.flatnonzero(view.communities == group)
-        centre = int(members[np.argmax(degree[members])])
-        words = f"{sizes[group]:,} around “{elided(view.titles[centre])}”"
-        legend.append((PALETTE[group % len(PALETTE)], words))
-    lone = int((sizes == 1).sum())
-    if lone:
-        legend.append((LONE, f"{lone:,} without links"))
-    return colours, legend
+def _node_groups(
+    colours: list[str], shapes: list[str], width: float
+) -> list[tuple[QPen, npt.NDArray[np.int64]]]:
+    """The nodes by pen: one per colour and shape (a file's memories are squares, a little
+    smaller so they weigh the same to the eye)."""
+    keys = np.array([f"{shape} {colour}" for colour, shape in zip(colours, shapes, strict=True)])
+    groups = []
+    for key in dict.fromkeys(keys.tolist()):
+        shape, colour = key.split(" ")
+        square = shape == SQUARE
+        pen = node_pen(colour, width * 0.85 if square else width, square=square)
+        groups.append((pen, np.flatnonzero(keys == key)))
+    return groups
+
+
+def relabel(
+    picture: Picture, focus: int | None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The titles' order and reveal zooms around ``focus``, the memory just opened (in a
+    worker: for a whole vault it takes a moment)."""
+    labels = picture.labels
+    assert labels is not None
+    return rank(picture.view, picture.points, labels.widths, labels.height, ZOOMS, focus)
 
 
 class GraphItem(QGraphicsItem):
     """Paints a whole ``Picture``: zoomed out, the preview image of a large graph; closer in,
     the recorded tiles that meet the exposed area (edges first, then nodes on top); and the
-    titles of a small picture that fit at the zoom."""
+    titles that fit at the zoom."""
 
     def __init__(self, picture: Picture) -> None:
         super().__init__()
@@ -232,7 +211,6 @@ class GraphItem(QGraphicsItem):
         # The titles the last paint wrote and their text's box in screen pixels (all of those
         # placed, after a full repaint).
         self.drawn_labels: list[tuple[int, QRectF]] = []
-        self._placed: tuple[float, int | None, list[int]] | None = None  # (zoom, first, nodes)
         # The exposed rectangle tells paint which tiles to replay. (A device-coordinate cache
         # would hand paint the whole item at every zoom: 90 ms instead of 2 at six times.)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
@@ -246,15 +224,11 @@ class GraphItem(QGraphicsItem):
             self.first = index
             self.update()
 
-    def placed_labels(self, zoom: float) -> list[int]:
-        """The nodes whose titles are drawn at ``zoom``, kept until the zoom or the first
-        node changes (painting after a pan or a hover places nothing again)."""
-        labels = self.picture.labels
-        if labels is None:
-            return []
-        if self._placed is None or self._placed[:2] != (zoom, self.first):
-            self._placed = (zoom, self.first, labels.placed(zoom, self.first))
-        return self._placed[2]
+    def set_reveal(self, order: npt.NDArray[np.int64], reveal: npt.NDArray[np.float64]) -> None:
+        """Take the titles' new order and reveal zooms (see ``relabel``) and write them."""
+        if self.picture.labels is not None:
+            self.picture.labels.set_reveal(order, reveal)
+            self.update()
 
     def paint(
         self,
@@ -277,35 +251,18 @@ class GraphItem(QGraphicsItem):
                         painter.setClipRect(tile.square, Qt.ClipOperation.IntersectClip)
                     painter.drawPicture(0, 0, tile.edges)
                     painter.restore()
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, picture.antialiased)
             for tile in picture.tiles:  # nodes on top of every edge
-                if tile.nodes is not None and tile.reach.intersects(exposed):
-                    painter.drawPicture(0, 0, tile.nodes)
+                if tile.nodes and tile.reach.intersects(exposed):
+                    tile.draw_nodes(painter)
+            painter.restore()
         if picture.labels is not None:
-            self._paint_labels(painter, option, picture.labels, self.placed_labels(zoom))
-
-    def _paint_labels(
-        self,
-        painter: QPainter,
-        option: QStyleOptionGraphicsItem,
-        labels: Labels,
-        placed: list[int],
-    ) -> None:
-        """Titles in screen pixels, so they stay readable at any zoom: their images, made in
-        the worker. Only those meeting the exposed area are copied (a hover repaints a few
-        pixels)."""
-        transform = painter.worldTransform()
-        exposed = transform.mapRect(option.exposedRect)
-        painter.save()
-        painter.resetTransform()
-        drawn = []
-        for index in placed:
-            spot = transform.map(self.picture.points_at(index))
-            origin = labels.origin(spot.x(), spot.y())
-            if labels.room(index, origin).intersects(exposed):
-                painter.drawImage(labels.image_at(origin), labels.images[index])
-                drawn.append((index, labels.inked[index].translated(origin)))
-        painter.restore()
-        self.drawn_labels = drawn
+            # Titles in screen pixels, so they stay readable at any zoom; only those meeting
+            # the exposed area are copied (a hover repaints a few pixels).
+            self.drawn_labels = paint_titles(
+                painter, picture.labels, picture.points, option.exposedRect, self.first
+            )
 
 
 class RingItem(QGraphicsEllipseItem):

@@ -1,9 +1,10 @@
-"""Recording a large graph for painting, in a worker: vector tiles and a preview image.
+"""Preparing a large graph for painting, in a worker: vector tiles and a preview image.
 
 Painting 20,000 nodes and 50,000 edges takes about 150 ms, far too long for the UI thread to
-spend on every zoom step. So the worker records the drawing as ``QPicture`` tiles (a zoomed-in
-view replays only the tiles it shows) and renders the whole graph once into a preview image
-at twice the viewport's size (a zoomed-out view draws that image: a few milliseconds).
+spend on every zoom step. So the worker cuts the drawing into tiles, records each tile's edges
+as a ``QPicture`` and keeps its nodes as points ready to draw (a zoomed-in view paints only the
+tiles it shows), and renders the whole graph once into a preview image at twice the viewport's
+size (a zoomed-out view draws that image: a few milliseconds).
 
 No Python object is made per node or edge: points go into a ``QPolygonF``'s own memory through
 numpy, and edges are drawn as point pairs in chunks, so the garbage collector has nothing new to
@@ -41,11 +42,12 @@ def polygon_from(points: npt.NDArray[np.float64]) -> QPolygonF:
     return polygon
 
 
-def node_pen(colour: str, width: float) -> QPen:
+def node_pen(colour: str, width: float, *, square: bool = False) -> QPen:
     pen = QPen(QColor(colour))
     pen.setCosmetic(True)  # screen pixels, whatever the zoom
     pen.setWidthF(width)
-    pen.setCapStyle(Qt.PenCapStyle.RoundCap)  # a wide round-capped point is a disc
+    # A wide round-capped point is a disc, a square-capped one a square.
+    pen.setCapStyle(Qt.PenCapStyle.SquareCap if square else Qt.PenCapStyle.RoundCap)
     return pen
 
 
@@ -83,12 +85,21 @@ def draw(
 class Tile:
     """One square of the drawing: its edges (replayed clipped to ``square``, since a long edge
     is recorded in every tile it crosses) and its nodes (each in one tile only, unclipped;
-    ``reach`` is the square widened by a node's radius)."""
+    ``reach`` is the square widened by a node's radius).
+
+    The nodes are kept as points per pen and drawn as they are, not recorded: a QPicture
+    replays a wide cosmetic point scaled by the zoom (a 7-pixel node drew 28 pixels wide at
+    four times), while drawn directly it keeps its size in screen pixels."""
 
     square: QRectF
     reach: QRectF
     edges: QPicture | None
-    nodes: QPicture | None
+    nodes: list[tuple[QPen, QPolygonF]]
+
+    def draw_nodes(self, painter: QPainter) -> None:
+        for pen, points in self.nodes:
+            painter.setPen(pen)
+            painter.drawPoints(points)
 
 
 def tiles(
@@ -128,12 +139,13 @@ def tiles(
                 (pen, pairs[_touches(low, high, tx, ty)])
                 for (pen, pairs), (low, high) in zip(edge_groups, edge_tiles, strict=True)
             ]
-            tile_nodes = [
-                (pen, members[node_tile[members] == here]) for pen, members in node_groups
+            nodes = [
+                (pen, polygon_from(points[members[node_tile[members] == here]]))
+                for pen, members in node_groups
             ]
-            edges = _recorded(points, tile_edges, [], antialiased)
-            nodes = _recorded(points, [], tile_nodes, antialiased)
-            if edges is None and nodes is None:
+            nodes = [(pen, polygon) for pen, polygon in nodes if not polygon.isEmpty()]
+            edges = _recorded(points, tile_edges, antialiased)
+            if edges is None and not nodes:
                 continue
             left, top = origin + np.array([tx, ty]) * size
             square = QRectF(float(left), float(top), *size.tolist())
@@ -144,15 +156,14 @@ def tiles(
 def _recorded(
     points: npt.NDArray[np.float64],
     edge_groups: list[tuple[QPen, npt.NDArray[np.int64]]],
-    node_groups: list[tuple[QPen, npt.NDArray[np.int64]]],
     antialiased: bool,
 ) -> QPicture | None:
-    if not any(len(p) for _, p in edge_groups) and not any(len(m) for _, m in node_groups):
+    if not any(len(p) for _, p in edge_groups):
         return None
     picture = QPicture()
     painter = QPainter(picture)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, antialiased)
-    draw(painter, points, edge_groups, node_groups)
+    draw(painter, points, edge_groups, [])
     painter.end()
     return picture
 

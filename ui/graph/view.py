@@ -8,24 +8,30 @@ older request (the person clicked on, or locked the vault) is dropped. Filter ch
 moment (``REQUEST_DELAY_MS``) so ticking three boxes lays out once. While the view is hidden
 (a tab behind another), refreshes after writes and unlocking wait until it is shown.
 
-Clicking a node asks for it in the detail pane (``open_requested``); double-clicking opens up
+Clicking a node asks for it in the detail pane (``open_requested``) and puts the titles of the
+memories near it first (worked out in a worker: ``scene.relabel``); double-clicking opens up
 its neighbours too. ``show_ego`` is what the main window calls when a memory is opened.
+
+The Types and Links lists stay open while several boxes are ticked (``filters``); the legend
+says in words what each colour, shape and line means (``legend``).
 """
 
 from __future__ import annotations
 
-import html
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
-    QMenu,
+    QScrollArea,
+    QSizePolicy,
     QSpinBox,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -35,8 +41,18 @@ from cairn.app.api import EGO_DEPTH, LAYERS, OVERVIEW_NODE_CAP, MemoryService, T
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
-from cairn.ui.graph.labels import LabelStyle
-from cairn.ui.graph.scene import LAYER_COLOURS, LAYER_NAMES, Picture, Request, prepare
+from cairn.ui.graph.colours import (
+    LAYER_COLOURS,
+    LAYER_NAMES,
+    colour_word,
+    edge_words,
+    shape_of,
+    type_colour,
+)
+from cairn.ui.graph.filters import FilterButton
+from cairn.ui.graph.labels import Floats, LabelStyle, Nodes
+from cairn.ui.graph.legend import legend_html, line_icon, shape_icon
+from cairn.ui.graph.scene import Picture, Request, prepare, relabel
 
 REQUEST_DELAY_MS = 200
 EGO_HINT = "Open a memory to see what it is linked to, or look at the whole vault."
@@ -62,6 +78,8 @@ class GraphView(QWidget):
         self._delayed_is_automatic = False
         self._running = False  # a preparation is in its worker
         self._queued: tuple[MemoryService, Request, int] | None = None
+        self._edge_kinds: dict[str, list[str]] = {}  # the pack's edge types, by layer
+        self._relabels = 0  # clicks whose titles' order was asked for
         self._delay = QTimer(self, singleShot=True, interval=REQUEST_DELAY_MS)
         self._delay.timeout.connect(lambda: self.refresh(when_visible=self._delayed_is_automatic))
         self._build()
@@ -94,43 +112,62 @@ class GraphView(QWidget):
         self.depth_box.setValue(EGO_DEPTH)
         self.depth_box.setPrefix("Steps: ")
         self.depth_box.setToolTip("How many links away from the open memory to reach")
+        self.depth_box.setAccessibleName("Steps from the open memory")
         self.depth_box.valueChanged.connect(self._later)
-        self.types_button = _tool_button("Types", "Which kinds of memory to show")
-        self.types_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.types_button.setMenu(QMenu(self.types_button))
-        self.type_actions: dict[str, QAction] = {}
-        self.layer_boxes: dict[str, QCheckBox] = {}
-        controls = QHBoxLayout()
-        for widget in (self.ego_button, self.overview_button, self.depth_box, self.types_button):
-            controls.addWidget(widget)
-        for layer in LAYERS:
-            box = QCheckBox(LAYER_NAMES[layer].replace("&", "&&"))
-            box.setChecked(True)
-            box.setToolTip(f"Show {layer} links (drawn in {LAYER_COLOURS[layer]})")
-            box.toggled.connect(self._later)
-            self.layer_boxes[layer] = box
-            controls.addWidget(box)
+        self.types_filter = FilterButton("Types", "types", "Which kinds of memory to show")
+        self.types_filter.checklist.changed.connect(self._later)
+        self.links_filter = FilterButton(
+            "Links", "links", "Which kinds of link to show, by the colour they are drawn in"
+        )
+        self.links_filter.checklist.changed.connect(self._later)
+        self._fill_links({})
         self.linked_only_box = QCheckBox("Only linked")
         self.linked_only_box.setToolTip("Leave out memories without a shown link")
+        self.linked_only_box.setAccessibleName("Show only linked memories")
         self.linked_only_box.toggled.connect(self._later)
-        controls.addWidget(self.linked_only_box)
-        controls.addStretch(1)
         fit = _tool_button("Fit", "Show the whole picture (Ctrl+0)")
         fit.clicked.connect(self.canvas.fit)
-        controls.addWidget(fit)
+        self.legend_button = _tool_button("Legend", "Show what the colours, shapes and lines mean")
+        self.legend_button.setCheckable(True)
+        self.legend_button.setChecked(True)
+        # A tool bar, so that a narrow view tucks the controls that do not fit behind its »
+        # button instead of forcing the whole window wider.
+        controls = QToolBar("Graph controls")
+        controls.setAccessibleName("Graph controls")
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        for widget in (
+            self.ego_button,
+            self.overview_button,
+            self.depth_box,
+            self.types_filter,
+            self.links_filter,
+            self.linked_only_box,
+            spacer,
+            fit,
+            self.legend_button,
+        ):
+            controls.addWidget(widget)
         self.status_label = QLabel(EGO_HINT)
         self.status_label.setWordWrap(True)
+        self.status_label.setAccessibleName("What the graph shows")
         self.legend_label = QLabel()
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
         self.legend_label.setWordWrap(True)
-        self.legend_label.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.legend_label.setMinimumWidth(160)
-        self.legend_label.setMaximumWidth(240)
+        self.legend_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.legend_label.setAccessibleName("Graph legend")
+        self.legend = QScrollArea()
+        self.legend.setWidget(self.legend_label)
+        self.legend.setWidgetResizable(True)
+        self.legend.setFrameShape(QFrame.Shape.NoFrame)
+        self.legend.setMinimumWidth(150)
+        self.legend.setMaximumWidth(260)
+        self.legend_button.toggled.connect(self.legend.setVisible)
         body = QHBoxLayout()
         body.addWidget(self.canvas, 1)
-        body.addWidget(self.legend_label)
+        body.addWidget(self.legend)
         layout = QVBoxLayout(self)
-        layout.addLayout(controls)
+        layout.addWidget(controls)
         layout.addWidget(self.status_label)
         layout.addLayout(body, 1)
         for keys, action in (
@@ -145,15 +182,38 @@ class GraphView(QWidget):
         self._sync_controls()
 
     def _fill_types(self, service: MemoryService) -> None:
-        menu = self.types_button.menu()
-        menu.clear()
-        self.type_actions = {}
-        for name in service.node_types():
-            action = menu.addAction(name)
-            action.setCheckable(True)
-            action.setChecked(True)
-            action.toggled.connect(self._later)
-            self.type_actions[name] = action
+        names = list(service.node_types())
+        icons = [shape_icon(type_colour(name), shape_of(name)) for name in names]
+        tips = [
+            f"Drawn as a {colour_word(type_colour(name))} {shape_of(name)} in a neighbourhood"
+            for name in names
+        ]
+        self.types_filter.checklist.set_items(names, icons=icons, tips=tips)
+        kinds: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+        for name, spec in service.pack_rules().edge_types.items():
+            kinds.setdefault(spec.layer, []).append(name)
+        self._fill_links(kinds)
+
+    def _fill_links(self, kinds: dict[str, list[str]]) -> None:
+        """One box per layer of links, named with its colour in words, the pack's edge types
+        it holds in its tip."""
+        self._edge_kinds = kinds
+        texts, tips = [], []
+        for layer in LAYERS:
+            colour = colour_word(LAYER_COLOURS[layer])
+            texts.append(f"{LAYER_NAMES[layer]} ({colour})")
+            named = ", ".join(edge_words(name) for name in kinds.get(layer, ()))
+            tips.append(f"{colour.capitalize()} lines" + (f": {named}" if named else ""))
+        icons = [line_icon(LAYER_COLOURS[layer]) for layer in LAYERS]
+        self.links_filter.checklist.set_items(list(LAYERS), texts, icons, tips)
+
+    @property
+    def type_boxes(self) -> dict[str, QCheckBox]:
+        return self.types_filter.checklist.boxes
+
+    @property
+    def layer_boxes(self) -> dict[str, QCheckBox]:
+        return self.links_filter.checklist.boxes
 
     # -- what others call ----------------------------------------------------------------------
 
@@ -224,14 +284,13 @@ class GraphView(QWidget):
     def _request(self) -> Request | None:
         if self.mode == "ego" and self.root is None:
             return None
-        types = [name for name, action in self.type_actions.items() if action.isChecked()]
-        layers = [layer for layer, box in self.layer_boxes.items() if box.isChecked()]
+        types, layers = self.types_filter.checklist, self.links_filter.checklist
         return Request(
             mode=self.mode,
             root=self.root if self.mode == "ego" else None,
             depth=self.depth_box.value(),
-            node_types=None if len(types) == len(self.type_actions) else tuple(types),
-            edge_layers=None if len(layers) == len(self.layer_boxes) else tuple(layers),
+            node_types=None if types.all_checked() else tuple(types.checked()),
+            edge_layers=None if layers.all_checked() else tuple(layers.checked()),
             linked_only=self.linked_only_box.isChecked() and self.mode == "overview",
             expanded=self.expanded if self.mode == "ego" else (),
             cap=self.node_cap,
@@ -279,12 +338,11 @@ class GraphView(QWidget):
         return f"{words} {HOW_TO}"
 
     def _show_legend(self, picture: Picture) -> None:
-        title = "Groups" if picture.view.kind == "overview" else "Types"
-        rows = [f"<b>{title}</b>"] + [
-            f'<span style="color:{colour}">●</span> {html.escape(words)}'
-            for colour, words in picture.legend
-        ]
-        self.legend_label.setText("<br>".join(rows))
+        self.legend_label.setText(
+            legend_html(
+                picture.view.kind, picture.legend, picture.links, self._edge_kinds, picture.shapes
+            )
+        )
 
     def _show_nothing(self, message: str) -> None:
         self.picture, self._shown_request = None, None
@@ -299,11 +357,26 @@ class GraphView(QWidget):
             return
         node_id = self.picture.view.ids[index]
         self.canvas.set_opened(index)
+        self._relabel(self.picture, index)
         # The main window answers by calling show_ego with this id, within this emit: that
         # echo must not re-centre the view on what was only opened.
         self._opened_here = node_id
         self.open_requested.emit(node_id)
         self._opened_here = None
+
+    def _relabel(self, picture: Picture, focus: int) -> None:
+        """Put the titles of the memories near ``focus`` first (worked out in a worker); only
+        the answer to the latest click on the picture still shown is taken."""
+        self._relabels += 1
+        asked = self._relabels
+
+        def done(result: tuple[Nodes, Floats]) -> None:
+            if asked == self._relabels and self.picture is picture and self.canvas.item:
+                self.canvas.item.set_reveal(*result)
+
+        call_in_worker(
+            self, relabel, picture, focus, on_done=done, on_failed=self.status_label.setText
+        )
 
     def _double_clicked(self, index: int) -> None:
         if self.picture is None:
@@ -350,6 +423,8 @@ class GraphView(QWidget):
         self._delay.stop()
         self._queued = None
         self.root, self.expanded, self._opened_here = None, (), None
+        for listed in (self.types_filter, self.links_filter):
+            listed.menu_.close()  # a list left open would float over the unlock screen
         self._show_nothing(EGO_HINT)
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -362,4 +437,6 @@ def _tool_button(text: str, tip: str) -> QToolButton:
     button = QToolButton()
     button.setText(text)
     button.setToolTip(tip)
+    button.setAccessibleName(text)
+    button.setAccessibleDescription(tip)
     return button

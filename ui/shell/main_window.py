@@ -55,7 +55,13 @@ from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.tray import WindowTray, tray_available
 from cairn.ui.shell.welcome import Shortcuts, Welcome
-from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
+from cairn.ui.shell.workspace import (
+    Workspace,
+    build_workspace,
+    restore_layout,
+    save_layout,
+    size_docks,
+)
 from cairn.ui.writing.inbox_item import InboxItemDialog
 from cairn.ui.writing.note_editor import NoteEditor
 
@@ -214,6 +220,9 @@ class MainWindow(QMainWindow):
         show_library.setChecked(True)
         show_library.toggled.connect(library.setVisible)
         view_menu.addAction(show_library)
+        self.graph_action = a("&Graph", self.show_graph, "Ctrl+G", needs_vault=True)
+        view_menu.addAction(self.graph_action)
+        view_menu.addSeparator()
         for name, dock in self.workspace.docks.items():
             toggle = dock.toggleViewAction()
             toggle.setText(f"&{name.capitalize()}")
@@ -301,7 +310,14 @@ class MainWindow(QMainWindow):
 
     def focus_search(self) -> None:
         self.welcome.dismiss()  # if it shows: the search field is in the columns
+        self.workspace.show_tab("search")
         self.workspace.search.focus_search()
+
+    def show_graph(self) -> None:
+        """View › Graph: the graph's tab in front, ready for the zoom keys."""
+        self.welcome.dismiss()  # if it shows: the graph is in the columns
+        self.workspace.show_tab("graph")
+        self.workspace.graph.canvas.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def quick_capture(self) -> QuickCaptureDialog | None:
         if not self.session.is_open:
@@ -564,16 +580,11 @@ class MainWindow(QMainWindow):
         geometry = self.preferences.layout("window")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        docks = self.preferences.layout("docks")
-        self._docks_laid_out = docks is not None and self.workspace.window.restoreState(docks)
-        splitter = self.preferences.layout("splitter")
-        if splitter is not None:
-            self.workspace.splitter.restoreState(splitter)
+        self._docks_laid_out = restore_layout(self.workspace, self.preferences, self.width())
 
     def save_layout(self) -> None:
         self.preferences.set_layout("window", self.saveGeometry())
-        self.preferences.set_layout("docks", self.workspace.window.saveState())
-        self.preferences.set_layout("splitter", self.workspace.splitter.saveState())
+        save_layout(self.workspace, self.preferences)
         self.preferences.save_layout()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from cairn.app.api import IngestRequest
@@ -41,7 +41,6 @@ NOTES = {
     "rest overnight, bake at 230 degrees for 40 minutes.",
 }
 MANY = 14  # files of the ingest that is shown in progress
-GRAPH_SHARE = 0.7  # of the window's height, for the graph dock in its picture
 
 
 def wait_until(done: Callable[[], bool], timeout_s: float = 120.0) -> None:
@@ -138,14 +137,7 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     window.workspace.review.refresh()
     grab(window, out, "05-review.png")
 
-    graph_dock = window.workspace.docks["graph"]
-    graph_dock.show()
-    graph_dock.raise_()
-    # As a person looking at the graph would: drag the dock's edge up so the picture gets most
-    # of the window's height (the docks' usual share is a strip below the three columns).
-    window.workspace.window.resizeDocks(
-        [graph_dock], [int(SIZE[1] * GRAPH_SHARE)], Qt.Orientation.Vertical
-    )
+    window.show_graph()
     graph = window.workspace.graph
     if lena:
         shown_pictures: list[bool] = []

@@ -433,7 +433,7 @@ class Welcome(QObject):
         workspace = self._workspace
         workspace.detail.show_node(added.project_id)
         workspace.graph.show_ego(added.project_id)
-        workspace.docks["graph"].raise_()
+        workspace.show_tab("graph")
         self.sample_added.emit(added)
 
     def _removed(self, service: MemoryService, removed: SampleRemoved) -> None:

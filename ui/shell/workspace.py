@@ -1,15 +1,26 @@
-"""The workspace of an unlocked vault: the library on the left, search in the middle, the
-detail pane on the right, and docks for ingest, review and the graph. The workspace is a
-QMainWindow of its own inside the window's stack, so its docks go away with it when the window
-shows the unlock screen. The three columns sit in a stack of their own (``center``), where the
-welcome panel takes their place while a vault is empty.
+"""The workspace of an unlocked vault: two tabs on the left, Search (the library beside the
+results) and Graph, the detail pane on the right, and docks for review and ingest below. The
+workspace is a QMainWindow of its own inside the window's stack, so its docks go away with it
+when the window shows the unlock screen.
+
+The graph has a tab of its own, as wide as the library and the results together, beside the
+detail pane: a memory clicked in the graph is read at its side, and the graph follows whatever
+the detail pane opens. (A window of its own would hide behind this one on a single screen and
+need its own lock, shortcuts and drops.)
+
+The columns sit in a stack of their own (``center``), where the welcome panel takes their
+place while a vault is empty.
+
+The layout is kept across runs: the columns' widths, which tab was in front, and the docks.
+A layout saved before the graph had its tab (three columns in one splitter, the graph a dock)
+is read too: its columns' shares become the new ones, and the old graph dock is ignored.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
@@ -17,9 +28,11 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QTabWidget,
     QWidget,
 )
 
+from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
 from cairn.ui.detail.pane import DetailPane
 from cairn.ui.graph.view import GraphView
@@ -28,18 +41,22 @@ from cairn.ui.review.panel import ReviewPanel
 from cairn.ui.search.library import LibrarySidebar
 from cairn.ui.search.panel import SearchPanel
 
-# Tabbed together below the three columns: the columns keep the window's full width, which
-# search and the detail pane need more than a side dock would leave them.
-DOCKS = {"review": "Review", "graph": "Graph", "ingest": "Ingest"}
+# Tabbed together below the columns: the columns keep the window's full width, which the
+# graph, search and the detail pane need more than a side dock would leave them.
+DOCKS = {"review": "Review", "ingest": "Ingest"}
 DOCK_HEIGHT = 280
 DOCK_SHARE = 0.4  # of the workspace's height at most, the first time
-SPLITTER_SIZES = (220, 540, 520)
+COLUMN_SIZES = (760, 520)  # the tabs (library and results, or the graph), the detail pane
+SEARCH_SIZES = (220, 540)  # the library, the results
+TABS = ("search", "graph")
 
 
 @dataclass
 class Workspace:
     window: QMainWindow
-    splitter: QSplitter
+    splitter: QSplitter  # the tabs | the detail pane
+    search_splitter: QSplitter  # the library | the results, in the Search tab
+    tabs: QTabWidget
     library: LibrarySidebar
     search: SearchPanel
     detail: DetailPane
@@ -61,6 +78,14 @@ class Workspace:
             "graph": self.graph,
         }
 
+    def show_tab(self, name: str) -> None:
+        """Bring the Search or the Graph tab to the front."""
+        self.tabs.setCurrentIndex(TABS.index(name))
+
+    @property
+    def current_tab(self) -> str:
+        return TABS[self.tabs.currentIndex()]
+
 
 def _scrolling(panel: QWidget) -> QScrollArea:
     """A dock's panel in a scroll area: a dock smaller than its panel's minimum scrolls
@@ -72,6 +97,17 @@ def _scrolling(panel: QWidget) -> QScrollArea:
     return area
 
 
+def _splitter(name: str, widgets: tuple[QWidget, ...], sizes: tuple[int, ...]) -> QSplitter:
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.setObjectName(name)
+    splitter.setChildrenCollapsible(False)
+    for widget in widgets:
+        splitter.addWidget(widget)
+    splitter.setStretchFactor(len(widgets) - 1, 1)
+    splitter.setSizes(list(sizes))
+    return splitter
+
+
 def build_workspace(session: Session, parent: QWidget | None = None) -> Workspace:
     window = QMainWindow(parent)
     # A nested main window is a plain widget of the stack, not a top-level window.
@@ -80,20 +116,23 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     library, search, detail = LibrarySidebar(session), SearchPanel(session), DetailPane(session)
     ingest, review, graph = IngestPanel(session), ReviewPanel(session), GraphView(session)
 
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.setObjectName("workspaceSplitter")
-    splitter.setChildrenCollapsible(False)
-    for column in (library, search, detail):
-        splitter.addWidget(column)
-    splitter.setStretchFactor(1, 1)
-    splitter.setStretchFactor(2, 1)
-    splitter.setSizes(list(SPLITTER_SIZES))
+    search_splitter = _splitter("searchSplitter", (library, search), SEARCH_SIZES)
+    tabs = QTabWidget()
+    tabs.setObjectName("workspaceTabs")
+    tabs.setDocumentMode(True)
+    tabs.addTab(search_splitter, "&Search")
+    tabs.addTab(graph, "&Graph")
+    tabs.setTabToolTip(0, "Find memories by meaning and by words (Ctrl+K)")
+    tabs.setTabToolTip(1, "The open memory and what it is linked to, or the whole vault (Ctrl+G)")
+    tabs.setAccessibleName("Search or graph")
+    splitter = _splitter("workspaceSplitter", (tabs, detail), COLUMN_SIZES)
+    splitter.setStretchFactor(0, 1)
     center = QStackedWidget()
     center.setObjectName("workspaceCenter")
     center.addWidget(splitter)
     window.setCentralWidget(center)
 
-    docked: dict[str, QWidget] = {"review": review, "graph": graph, "ingest": ingest}
+    docked: dict[str, QWidget] = {"review": review, "ingest": ingest}
     docks: dict[str, QDockWidget] = {}
     for name, title in DOCKS.items():
         dock = QDockWidget(title, window)
@@ -101,11 +140,21 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
         dock.setWidget(_scrolling(docked[name]))
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         docks[name] = dock
-    window.tabifyDockWidget(docks["review"], docks["graph"])
     window.tabifyDockWidget(docks["review"], docks["ingest"])
     docks["review"].raise_()
     workspace = Workspace(
-        window, splitter, library, search, detail, ingest, review, graph, docks, center
+        window,
+        splitter,
+        search_splitter,
+        tabs,
+        library,
+        search,
+        detail,
+        ingest,
+        review,
+        graph,
+        docks,
+        center,
     )
     for name, panel in workspace.panels.items():
         panel.setObjectName(panel.objectName() or f"{name}Panel")
@@ -119,3 +168,53 @@ def size_docks(workspace: Workspace) -> None:
     dock = workspace.docks["review"]
     height = min(DOCK_HEIGHT, int(workspace.window.height() * DOCK_SHARE))
     workspace.window.resizeDocks([dock], [height], Qt.Orientation.Vertical)
+
+
+def restore_layout(workspace: Workspace, preferences: Preferences, width: int) -> bool:
+    """Put back the columns, the tab in front and the docks of the last run, in a window
+    ``width`` pixels wide; True if the docks were laid out (else the first unlock sizes
+    them)."""
+    columns = preferences.layout("columns")
+    if columns is not None:
+        workspace.splitter.restoreState(columns)
+        inner = preferences.layout("search_columns")
+        if inner is not None:
+            workspace.search_splitter.restoreState(inner)
+    else:
+        _take_three_columns(workspace, preferences.layout("splitter"), width)
+    tab = preferences.layout("tab")
+    if tab is not None and bytes(tab.data()).decode(errors="replace") in TABS:
+        workspace.show_tab(bytes(tab.data()).decode())
+    docks = preferences.layout("docks")
+    # A saved graph dock has no dock to go to any more: Qt leaves it out and restores the rest.
+    return docks is not None and workspace.window.restoreState(docks)
+
+
+def save_layout(workspace: Workspace, preferences: Preferences) -> None:
+    preferences.set_layout("columns", workspace.splitter.saveState())
+    preferences.set_layout("search_columns", workspace.search_splitter.saveState())
+    preferences.set_layout("tab", QByteArray(workspace.current_tab.encode()))
+    preferences.set_layout("docks", workspace.window.saveState())
+
+
+def _take_three_columns(workspace: Workspace, state: QByteArray | None, width: int) -> None:
+    """The shares of a layout saved as three columns (library, results, detail pane), before
+    the graph had its tab: read through a splitter of three (which scales them to its own
+    size), then shared out anew over the window's ``width``."""
+    if state is None:
+        return
+    three = QSplitter(Qt.Orientation.Horizontal)
+    for _ in range(3):
+        three.addWidget(QWidget())
+    if not three.restoreState(state):
+        return
+    library, results, detail = three.sizes()
+    three.deleteLater()
+    total = library + results + detail
+    if min(library, results, detail) <= 0:
+        return
+    workspace.splitter.setSizes([(library + results) * width // total, detail * width // total])
+    tabs = (library + results) * width // total
+    workspace.search_splitter.setSizes(
+        [library * tabs // (library + results), results * tabs // (library + results)]
+    )

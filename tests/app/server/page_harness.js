@@ -1,11 +1,15 @@
 // Runs the graph page's script (read from stdin) in Node against a real server, over a small
 // stand-in for the browser's DOM: submits the form, waits for the drawing, prints what the SVG
-// holds as JSON. Usage: node page_harness.js BASE_URL TOKEN QUERY DEPTH < graph_view.js
+// holds as JSON, then zooms in with the page's + button ZOOMS times and fits again, printing
+// each frame's titles. The stand-in's SVG is 900 by 600 pixels, and its canvas measures a
+// title at CHAR_PX pixels a letter. Usage:
+// node page_harness.js BASE_URL TOKEN QUERY DEPTH [ZOOMS] < graph_view.js
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
 
-const [base, token, query, depth] = process.argv.slice(2);
+const [base, token, query, depth, zooms] = process.argv.slice(2);
+const CHAR_PX = 6.5;
 
 class FakeNode {
   constructor(tag) {
@@ -50,13 +54,22 @@ class FakeNode {
 }
 
 const elements = {};
-for (const id of ["ask", "token", "query", "depth", "status", "hits", "graph", "legend"]) {
+const ids = ["ask", "token", "query", "depth", "status", "hits", "graph", "legend"];
+for (const id of [...ids, "zoom-in", "zoom-out", "fit"]) {
   elements[id] = new FakeNode(id);
+}
+Object.assign(elements.graph, { clientWidth: 900, clientHeight: 600 });
+function createElement(tag) {
+  const node = new FakeNode(tag);
+  if (tag === "canvas") {
+    node.getContext = () => ({ font: "", measureText: (text) => ({ width: CHAR_PX * text.length }) });
+  }
+  return node;
 }
 let ready = null;
 globalThis.document = {
   getElementById: (id) => elements[id] || null,
-  createElement: (tag) => new FakeNode(tag),
+  createElement,
   createElementNS: (ns, tag) => new FakeNode(tag),
   createTextNode: (text) => Object.assign(new FakeNode("#text"), { text: String(text) }),
   addEventListener: (type, listener) => {
@@ -83,6 +96,13 @@ async function main() {
   await elements.ask.listeners.submit[0]({ preventDefault() {} });
   const svg = [...elements.graph.walk()].slice(1);
   const circles = svg.filter((node) => node.tag === "circle");
+  const frames = [frame(svg)];
+  for (let step = 0; step < Number(zooms || 0); step += 1) {
+    elements["zoom-in"].listeners.click[0]();
+    frames.push(frame(svg));
+  }
+  elements.fit.listeners.click[0]();
+  frames.push(frame(svg));
   process.stdout.write(
     JSON.stringify({
       error: null,
@@ -97,8 +117,24 @@ async function main() {
         .map((node) => ({ text: node.textContent })),
       tags: [...new Set(svg.map((node) => node.tag))],
       hash: globalThis.location.hash,
+      legend: elements.legend.textContent,
+      frames,
+      char_px: CHAR_PX,
     }),
   );
+}
+
+// The titles as the SVG holds them: where each starts (its baseline's left end), and whether
+// it is written.
+function frame(svg) {
+  return svg
+    .filter((node) => node.tag === "text")
+    .map((node) => ({
+      text: node.textContent,
+      x: Number(node.attributes.x),
+      y: Number(node.attributes.y),
+      shown: node.attributes.display !== "none",
+    }));
 }
 
 main().catch((err) => {

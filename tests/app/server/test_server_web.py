@@ -4,6 +4,7 @@ for real in Node against a real server, over a small stand-in for the browser's 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -160,11 +161,72 @@ def test_a_memory_awaiting_review_is_marked_in_the_exports_and_on_the_page(
     assert not any(node["awaiting_review"] for node in sub.json()["nodes"])
 
 
-def _draw(server: GraphServer, token: str, query: str, *, depth: int) -> dict[str, object]:
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node runs the page's script")
+def test_the_page_writes_the_titles_that_fit_and_more_as_it_zooms_in(
+    running: GraphServer, vault: Vault, service: MemoryService
+) -> None:
+    """Depth 2 around a busy person: a few hundred titles, once a black pile; now only those
+    that fit, the person's first, none over another, more at each zoom step."""
+    scopes = ["personal"]
+    hubs = [service.write("Topic", name).node for name in ("Beekeeping", "Choir", "Allotment")]
+    for number in range(150):
+        title, body = f"Visit number {number} with Olivia", f"What we did on visit {number}."
+        note = service.write("Note", title, body, dedup=False).node
+        assert note is not None
+        service.link(note.id, vault.person, "involves", scopes=scopes)
+        hub = hubs[number % 3]
+        assert hub is not None
+        service.link(note.id, hub.id, "relates_to" if number % 2 else "mentions", scopes=scopes)
+    for hub in hubs:
+        assert hub is not None
+        service.link(vault.note, hub.id, "references", scopes=scopes)
+    drawn = _draw(running, vault.personal, vault.person, depth=2, zooms=6)
+    assert drawn["error"] is None, drawn
+    frames: list[list[dict[str, object]]] = drawn["frames"]  # type: ignore[assignment]
+    char_px = float(str(drawn["char_px"]))
+    fitted, *closer, refitted = frames
+    assert len(fitted) > 150
+    written = [[label for label in frame if label["shown"]] for frame in frames]
+    assert 3 <= len(written[0]) < len(fitted) / 2
+    assert "Olivia Marsh" in {label["text"] for label in written[0]}  # the centre, first
+    for labels in written:
+        _assert_apart(labels, char_px)
+    counts = [len(labels) for labels in written[: len(closer) + 1]]
+    assert counts == sorted(counts) and counts[-1] > 2 * counts[0]
+    for before, after in itertools.pairwise(written[: len(closer) + 1]):
+        assert {label["text"] for label in before} <= {label["text"] for label in after}
+    assert [label["shown"] for label in refitted] == [label["shown"] for label in fitted]
+    legend = str(drawn["legend"])
+    assert "line: involves" in legend and "line: relates to" in legend
+    assert "(blue)" in legend or "(orange)" in legend
+    assert not re.search(r"#[0-9a-fA-F]{6}", legend)
+
+
+def _assert_apart(labels: list[dict[str, object]], char_px: float) -> None:
+    """No two written titles share a pixel: each is its letters' width (as the page measured
+    them) from its start, and a line high above its baseline."""
+    boxes = []
+    for label in labels:
+        x, y = float(str(label["x"])), float(str(label["y"]))
+        boxes.append((x, y - 12, x + char_px * len(str(label["text"])), y + 4))
+    for number, first in enumerate(boxes):
+        for second in boxes[number + 1 :]:
+            apart = (
+                first[2] <= second[0]
+                or second[2] <= first[0]
+                or first[3] <= second[1]
+                or second[3] <= first[1]
+            )
+            assert apart, f"{first} and {second} overlap"
+
+
+def _draw(
+    server: GraphServer, token: str, query: str, *, depth: int, zooms: int = 0
+) -> dict[str, object]:
     base = f"http://127.0.0.1:{server.port}"
     script = graph_page.asset("/v1/view.js").body.decode()
     run = subprocess.run(
-        ["node", str(HARNESS), base, token, query, str(depth)],
+        ["node", str(HARNESS), base, token, query, str(depth), str(zooms)],
         input=script,
         capture_output=True,
         text=True,

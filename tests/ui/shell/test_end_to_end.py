@@ -66,10 +66,9 @@ def test_create_drop_search_open_graph_lock_unlock(
     shown = detail.current_node_id
     assert shown is not None
 
-    graph = window.workspace.graph
-    window.workspace.docks["graph"].show()
-    window.workspace.docks["graph"].raise_()
-    graph.show_ego(shown)
+    graph = window.workspace.graph  # it follows what the detail pane opened
+    window.show_graph()
+    assert graph.isVisible() and graph.root == shown
     qtbot.waitUntil(lambda: graph.node_count() > 1, timeout=30_000)
 
     window.lock()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QByteArray, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QSplitter, QWidget
 
 from cairn.app.portability.leftovers import Swept
 from cairn.storage.errors import VaultClosed
@@ -125,9 +125,12 @@ def test_the_window_layout_comes_back_on_the_next_run(qtbot, open_session: Sessi
     first.show()
     qtbot.waitExposed(first)
     first.resize(720, 540)  # within the offscreen screen (800×600)
-    first.workspace.splitter.setSizes([300, 400, 300])
+    first.workspace.splitter.setSizes([450, 250])
+    first.workspace.search_splitter.setSizes([150, 300])
     qtbot.waitUntil(lambda: first.size().width() == 720)
-    sizes, size = first.workspace.splitter.sizes(), first.size()
+    columns, size = first.workspace.splitter.sizes(), first.size()
+    search_columns = first.workspace.search_splitter.sizes()
+    first.show_graph()
     first.close()
 
     second = MainWindow(Session(), Preferences())
@@ -137,7 +140,97 @@ def test_the_window_layout_comes_back_on_the_next_run(qtbot, open_session: Sessi
     # The columns are laid out once the workspace is on screen (here without unlocking).
     second.show()
     second.stack.setCurrentWidget(second.workspace.window)
-    qtbot.waitUntil(lambda: second.workspace.splitter.sizes() == sizes)
+    qtbot.waitUntil(lambda: second.workspace.splitter.sizes() == columns)
+    assert second.workspace.current_tab == "graph"
+    second.workspace.show_tab("search")
+    qtbot.waitUntil(lambda: second.workspace.search_splitter.sizes() == search_columns)
+
+
+def _layout_of_three_columns(qtbot, sizes: list[int]) -> tuple[QByteArray, QByteArray, QByteArray]:
+    """What a run before the graph had its tab saved: the window, three columns in one
+    splitter, and the graph a dock tabbed with review and ingest."""
+    old = QMainWindow()
+    qtbot.addWidget(old)
+    splitter = QSplitter()
+    for _ in range(3):
+        splitter.addWidget(QWidget())
+    old.setCentralWidget(splitter)
+    docks = []
+    for name in ("review", "graph", "ingest"):
+        dock = QDockWidget(name, old)
+        dock.setObjectName(f"{name}Dock")
+        old.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        docks.append(dock)
+    old.tabifyDockWidget(docks[0], docks[1])
+    old.tabifyDockWidget(docks[0], docks[2])
+    old.resize(780, 560)
+    old.show()
+    qtbot.waitExposed(old)
+    splitter.setSizes(sizes)
+    return old.saveGeometry(), old.saveState(), splitter.saveState()
+
+
+def test_a_layout_saved_with_three_columns_and_a_graph_dock_still_restores(
+    qtbot, open_session: Session
+) -> None:
+    geometry, docks, columns = _layout_of_three_columns(qtbot, [200, 500, 300])
+    preferences = Preferences()
+    preferences.set_layout("window", geometry)
+    preferences.set_layout("docks", docks)
+    preferences.set_layout("splitter", columns)
+    preferences.save_layout()
+
+    window = MainWindow(open_session, Preferences())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window._docks_laid_out  # the old state's docks were taken, the graph's left out
+    assert window.workspace.docks["review"].isVisible()
+    assert not window.workspace.docks["review"].isFloating()
+    tabs, detail = window.workspace.splitter.sizes()
+    library, results = window.workspace.search_splitter.sizes()
+    assert tabs / (tabs + detail) == pytest.approx(0.7, abs=0.05)
+    assert library / (library + results) == pytest.approx(2 / 7, abs=0.05)
+    assert window.workspace.current_tab == "search"
+    window.close()
+
+
+def test_ctrl_g_shows_the_graph_beside_the_detail_pane_and_ctrl_k_goes_back(
+    qtbot, window: MainWindow
+) -> None:
+    workspace = window.workspace
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    assert workspace.current_tab == "graph"
+    assert workspace.graph.isVisible() and workspace.detail.isVisible()
+    assert not workspace.search.isVisible()
+    # the graph has the room of the library and the results together
+    assert workspace.graph.width() >= workspace.library.width() + workspace.search.width() - 40
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert workspace.current_tab == "search"
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is workspace.search.search_field)
+
+
+def test_the_graph_follows_the_opened_memory_and_a_click_opens_one(
+    qtbot, window: MainWindow
+) -> None:
+    service = window.session.service
+    workspace = window.workspace
+    person = service.write("Person", "Ada Lindqvist", "Beekeeper two doors down.").node
+    note = service.write("Note", "Honey harvest", "Twelve jars from the summer frames.").node
+    service.link(note.id, person.id, "involves", scopes=service.scopes())
+    graph, detail = workspace.graph, workspace.detail
+    with qtbot.waitSignal(detail.loaded, timeout=5_000):
+        window.open_node(person.id)  # as from a search result
+    assert graph.root == person.id
+    window.show_graph()
+    qtbot.waitUntil(lambda: graph.node_count() == 2, timeout=15_000)
+    index = graph.picture.view.ids.index(note.id)
+    at = graph.canvas.mapFromScene(graph.canvas.node_point(index))
+    with qtbot.waitSignal(detail.loaded, timeout=5_000):
+        qtbot.mouseClick(graph.canvas.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    assert detail.current_node_id == note.id
+    assert graph.root == person.id  # the graph stays centred where it was
 
 
 def test_dropping_a_file_adds_it_to_the_vault(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -211,8 +304,12 @@ def test_busy_text_and_notifications_reach_the_status_bar(window: MainWindow) ->
 def test_every_panel_is_in_the_window(window: MainWindow) -> None:
     workspace = window.workspace
     columns = [workspace.splitter.widget(i) for i in range(workspace.splitter.count())]
-    assert columns == [workspace.library, workspace.search, workspace.detail]
-    for name in ("review", "graph", "ingest"):
+    assert columns == [workspace.tabs, workspace.detail]
+    search_tab = [workspace.search_splitter.widget(i) for i in range(2)]
+    assert search_tab == [workspace.library, workspace.search]
+    tabs = [workspace.tabs.widget(i) for i in range(workspace.tabs.count())]
+    assert tabs == [workspace.search_splitter, workspace.graph]
+    for name in ("review", "ingest"):
         scroll = workspace.docks[name].widget()
         assert scroll.widget() is workspace.panels[name]
 

@@ -79,7 +79,7 @@ def test_ingest_and_graph_layout_never_hold_the_ui_thread(
     window.show()
     ingest = window.workspace.ingest
     graph = window.workspace.graph
-    window.workspace.docks["graph"].show()
+    window.show_graph()
     meter = StallMeter()
     meter.start()
     with qtbot.waitSignal(ingest.finished, timeout=600_000):

@@ -211,6 +211,7 @@ def test_the_sample_is_shown_when_tried_and_the_welcome_returns_when_it_is_remov
     assert not welcome.showing
     assert workspace.detail.title_label.text() == "Footbridge survey"
     assert "Added the sample" in window.statusBar().currentMessage()
+    assert workspace.current_tab == "graph"  # the graph's tab in front, beside the detail
     qtbot.waitUntil(lambda: workspace.graph.node_count() > 5, timeout=WORK_MS)
     qtbot.waitUntil(lambda: len(workspace.search.model.rows()) >= 10, timeout=WORK_MS)
     assert "Ottilie Brask" in [row.title for row in workspace.search.model.rows()]
