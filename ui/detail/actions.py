@@ -8,7 +8,7 @@ superseded (notes, facts, events... but not people), so only those can be edited
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtWidgets import (
     QDialog,
@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import History, MemoryService, Node, NodeDetail, Pack
+from cairn.app.api import History, LinkResult, MemoryService, Node, NodeDetail, Pack
 
 SUPERSEDES = "supersedes"
+GET_LIMIT = 25  # ids per ``get`` (the service's cap)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Loaded:
     asked: str
     detail: NodeDetail | None
     history: History | None
+    # The title and text of each memory it links to, for a drag out of the Links list.
+    linked: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loaded:
@@ -42,7 +45,26 @@ def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loade
     if not got.nodes:
         return Loaded(node_id, None, None)
     detail = got.nodes[0]
-    return Loaded(node_id, detail, service.history(detail.node.id, scopes=scopes))
+    history = service.history(detail.node.id, scopes=scopes)
+    return Loaded(node_id, detail, history, _linked(service, detail))
+
+
+def _linked(service: MemoryService, detail: NodeDetail) -> dict[str, tuple[str, str]]:
+    ids = list(dict.fromkeys(edge.other_id for edge in detail.edges))
+    found: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(ids), GET_LIMIT):
+        got = service.get(ids[start : start + GET_LIMIT], scopes=service.scopes(), use=False)
+        found |= {d.node.id: (d.node.title, d.node.body) for d in got.nodes}
+    return found
+
+
+def link_and_name(
+    service: MemoryService, src: str, dst: str, edge_type: str, other_id: str
+) -> tuple[LinkResult, str]:
+    """Make a link; with it, the title of its other end (what Undo will name)."""
+    result = service.link(src, dst, edge_type, scopes=service.scopes())
+    got = service.get([other_id], scopes=service.scopes(), use=False).nodes
+    return result, got[0].node.title if got else other_id
 
 
 def write_new_version(service: MemoryService, old: Node, title: str, body: str) -> str:
