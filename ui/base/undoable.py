@@ -103,7 +103,9 @@ class UndoHistory(QObject):
         if service is None:
             return
         self.running = True
-        index = self.stack.index()
+        # Called from within the stack's undo or redo, before it moves its index.
+        index = self.stack.index() + (-1 if undoing else 1)
+        text = command.text()
 
         def done(result: Any) -> None:
             self.running = False
@@ -114,13 +116,13 @@ class UndoHistory(QObject):
                 self.open_requested.emit(result)
             self.finished.emit()
 
-        def failed(text: str) -> None:
+        def failed(sentence: str) -> None:
             self.running = False
             if self._session.service is not service:
                 return
             self._put_back(command, index, undoing=undoing)
             what = "undo" if undoing else "redo"
-            self.failed.emit(f"Could not {what} {command.text()}: {text}")
+            self.failed.emit(f"Could not {what} {text}: {sentence}")
             self._session.changed.emit()  # show things as they really are
             self.finished.emit()
 
