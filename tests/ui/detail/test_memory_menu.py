@@ -10,12 +10,13 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 
-from cairn.app.api import SearchFilter
+from cairn.app.api import IngestRequest, SearchFilter
 from cairn.ui.base.memory_drag import MARKDOWN_TYPE, dragged_id, wikilink
-from cairn.ui.detail.memory_menu import MemoryMenu
+from cairn.ui.detail.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.main_window import MainWindow
 from cairn.ui.writing.note_editor import NoteEditor
+from tests.app.ingest_files import write
 
 WAIT_MS = 10_000
 ALL = ["personal"]
@@ -189,3 +190,20 @@ def test_a_drag_dropped_back_on_the_window_adds_nothing(
     QGuiApplication.sendEvent(window, drop)
     assert not drop.isAccepted()
     assert not window.workspace.ingest.is_running
+
+
+def test_a_memory_read_from_a_file_offers_open_file(
+    qtbot: Any, window: MainWindow, tmp_path: Any
+) -> None:
+    service = window.session.service
+    folder = write(tmp_path / "files", {"pharmacy.txt": "The pharmacy opens at eight."})
+    service.ingest(IngestRequest.of([folder]))
+    [doc] = service.list_memories(scopes=ALL, types=["Document"])
+    # As the results list or the graph would attach it: the session, an id, the parent.
+    menu = memory_menu(window.session, doc.id, window.workspace.search)
+    with qtbot.waitSignal(menu.loaded, timeout=WAIT_MS):
+        pass
+    assert menu.open_file_action.isVisible() and menu.open_file_action.isEnabled()
+    with qtbot.waitSignal(menu.open_requested, timeout=WAIT_MS) as asked:
+        menu.open_action.trigger()
+    assert asked.args == [doc.id]
