@@ -39,6 +39,8 @@ from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.inbox import Inbox
 from cairn.app.writing.review import Review
 from cairn.app.writing.revisions import Revisions
+from cairn.app.writing.undoing import Undoing
+from cairn.app.writing.unmerge import Unmerges
 from cairn.app.writing.writer import Writer
 from cairn.storage import records
 from cairn.storage.vault import Vault
@@ -229,6 +231,8 @@ def wire(
         review=review,
         history=history,
         revisions=Revisions(writer, history, recall, NoteFileEdits(writer, history, space)),
+        undoing=Undoing(vault, pack, space, writer.store, history),
+        unmerges=Unmerges(vault, pack, space, writer.store),
         recall=recall,
         outside_writes=OutsideWrites(vault, space),
         inbox=Inbox(vault, writer),

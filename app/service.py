@@ -64,6 +64,8 @@ from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.inbox import Inbox
 from cairn.app.writing.review import Review
 from cairn.app.writing.revisions import Revisions
+from cairn.app.writing.undoing import Undoing
+from cairn.app.writing.unmerge import Unmerges
 from cairn.app.writing.writer import NewMemory, Writer
 from cairn.storage.rows import RetentionEntryRow
 from cairn.storage.vault import Vault
@@ -81,6 +83,8 @@ class MemoryService:
         review: Review,
         history: HistoryKeeper,
         revisions: Revisions,
+        undoing: Undoing,
+        unmerges: Unmerges,
         recall: Recall,
         outside_writes: OutsideWrites,
         inbox: Inbox,
@@ -105,6 +109,8 @@ class MemoryService:
         self._review = review
         self._history = history
         self._revisions = revisions
+        self._undoing = undoing  # unlink, unrevise
+        self._unmerges = unmerges
         self._recall = recall
         self._outside_writes = outside_writes
         self._inbox = inbox
@@ -221,6 +227,21 @@ class MemoryService:
         stays as history."""
         return self._revisions.revise(node_id, title, body, self._scopes(scopes), attrs)
 
+    def unrevise(self, node_id: str, *, scopes: Sequence[str]) -> History:
+        """Take back the edit that made ``node_id`` (the undo of ``revise``): that version is
+        forgotten and the one it replaced is current again, its links and review items as they
+        were; returns the history of that older version. Refused when something came to rest
+        on the newer version since (a newer edit, a merge into it); see ``writing/undoing``.
+        The redo is ``revise`` again."""
+        return self._undoing.unrevise(node_id, self._scopes(scopes))
+
+    def unmerge(self, item_id: str, *, scopes: Sequence[str]) -> Node:
+        """Undo the merge that settled review item ``item_id`` (``resolve_duplicate(...,
+        "merge")``): the folded memory comes back with its own id, title, text, attributes
+        and links, the kept one loses what the merge gave it, and the item is open again.
+        Returns the memory brought back. The redo is ``resolve_duplicate`` again."""
+        return self._unmerges.unmerge(item_id, self._scopes(scopes))
+
     def history(self, node_id: str, *, scopes: Sequence[str]) -> History:
         """A memory's versions, oldest first, walking ``supersedes`` both ways."""
         return self._history.history(node_id, self._scopes(scopes))
@@ -238,6 +259,11 @@ class MemoryService:
         rationale: str | None = None,
     ) -> LinkResult:
         return self._writer.link(src, dst, type, self._scopes(scopes), rationale)
+
+    def unlink(self, src: str, dst: str, type: str, *, scopes: Sequence[str]) -> bool:
+        """Remove exactly the link ``src -type-> dst`` (the undo of ``link``), nothing else;
+        False when there was no such link."""
+        return self._undoing.unlink(src, dst, type, self._scopes(scopes))
 
     def archive(self, node_id: str, *, scopes: Sequence[str]) -> Node:
         """Hide a memory from default reads; reversible with ``unarchive``."""

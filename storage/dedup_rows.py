@@ -15,11 +15,13 @@ from cairn.storage.rows import AddendumRow, DecisionRow, ReviewItemRow
 
 def add_addendum(
     conn: Connection, node_id: str, text: str, origin: str, source: str | None, at: str
-) -> None:
-    conn.execute(
+) -> int:
+    """Keep ``text`` beside ``node_id``; returns the addendum's seq."""
+    cursor = conn.execute(
         "INSERT INTO addenda(node_id, text, origin, source, recorded_at) VALUES (?, ?, ?, ?, ?)",
         (node_id, text, origin, source, at),
     )
+    return int(cursor.lastrowid)
 
 
 def addenda_of(conn: Connection, node_ids: Sequence[str]) -> list[AddendumRow]:

@@ -464,6 +464,23 @@ ALTER TABLE embedding_spaces ADD COLUMN encoding TEXT NOT NULL DEFAULT 'float32'
     CHECK (encoding IN ('float32', 'int8'));
 """
 
+# A merge can be undone (app/writing/unmerge.py): what it changed is kept here until then, as
+# JSON in the vault like every other row (the folded memory's row, its addenda, edges, names'
+# sources and the kept memory's attributes before). No foreign keys: the folded memory's row is
+# gone while the merge stands, and the kept one may be folded in turn; a forget removes the rows
+# that name what it deletes (storage/forget_rows.py), so no text outlives its memory here.
+_MERGE_UNDO = """
+CREATE TABLE merges (
+    item_id   TEXT PRIMARY KEY,       -- the review item the merge settled
+    folded_id TEXT NOT NULL,          -- the memory folded away (an alias while the merge stands)
+    kept_id   TEXT NOT NULL,          -- the memory it was folded into
+    at        TEXT NOT NULL,
+    snapshot  TEXT NOT NULL CHECK (json_valid(snapshot))
+) STRICT;
+CREATE INDEX merges_by_kept ON merges(kept_id);
+CREATE INDEX merges_by_folded ON merges(folded_id);
+"""
+
 # Index i holds the SQL that brings a vault from schema i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     _FOUNDATION,
@@ -477,6 +494,7 @@ MIGRATIONS: tuple[str, ...] = (
     _SOURCE_NAME_BYTES,
     _PENDING_VISIBLE,
     _COMPACT_VECTORS,
+    _MERGE_UNDO,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -23,7 +23,7 @@ from cairn.app.ingestion.store import contents_of
 from cairn.app.models import History, Node
 from cairn.app.text import shelves
 from cairn.app.text.surface import searchable_text
-from cairn.app.writing.history import HistoryKeeper
+from cairn.app.writing.history import EDITED, HistoryKeeper
 from cairn.app.writing.writer import MAX_BODY, NewMemory, Writer
 from cairn.ingest import chunking, textfile
 from cairn.storage import source_rows
@@ -80,7 +80,9 @@ class NoteFileEdits:
 
         def then(conn: Connection, row: NodeRow) -> None:
             versions.append(
-                self._history.supersede_in(conn, old.id, row["id"], chosen, not_carried=(SECTIONS,))
+                self._history.supersede_in(
+                    conn, old.id, row["id"], chosen, not_carried=(SECTIONS,), rationale=EDITED
+                )
             )
             old_sections = frozenset(contents_of(conn, old.id, nested=False))
             for passage, vector in zip(passages, vectors, strict=True):

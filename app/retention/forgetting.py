@@ -50,16 +50,19 @@ def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str])
     return Forgotten(len(doomed), rows[0]["title"], compact(vault))
 
 
-def erase(conn: Connection, space: EmbeddingSpace, doomed: list[NodeRow]) -> None:
+def erase(
+    conn: Connection, space: EmbeddingSpace, doomed: list[NodeRow], *, receipt: str = "forget"
+) -> None:
     """Delete ``doomed`` and every trace of them, in the caller's write transaction, with
-    one content-free receipt; ``compact`` the file once it is committed."""
+    one content-free receipt of kind ``receipt`` (an edit taken back says ``unrevise``);
+    ``compact`` the file once it is committed."""
     ids = [row["id"] for row in doomed]
     forget_rows.purge_full_text(conn)
     forget_rows.remove_traces(conn, ids)
     for row in doomed:
         graph_rows.delete_node(conn, row["id"])
         space.removed(row["seq"])
-    receipts.append(conn, "forget", {"nodes": len(ids)})
+    receipts.append(conn, receipt, {"nodes": len(ids)})
 
 
 def compact(vault: Vault) -> str | None:

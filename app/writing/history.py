@@ -25,6 +25,11 @@ from cairn.storage.rows import NodeRow
 from cairn.storage.vault import Vault
 
 EDGE = "supersedes"
+# The rationale of the supersedes edge an edit makes (``revise``), which tells an edit from a
+# supersede of two memories written apart: only an edit's new version is the edit's own to
+# take back (``undoing.unrevise``).
+EDITED = "edited by the person"
+SUPERSEDED = "superseded by the person"
 MAX_CHAIN = 200  # versions walked each way; a chain this long is a log, not a fact
 
 
@@ -49,6 +54,7 @@ class HistoryKeeper:
         *,
         carry_links: bool = True,
         not_carried: Sequence[str] = (),
+        rationale: str = SUPERSEDED,
     ) -> History:
         """``supersede`` within a write transaction the caller holds (an edit writes the new
         version and supersedes the old one in one).
@@ -60,7 +66,7 @@ class HistoryKeeper:
         still walks them; ``graph.get`` shows a link to the newest version only. An ingest of
         a changed file says False: the new file's text states its own links and passages.
         ``not_carried``: kinds of link left with the old version (an edited note file's
-        sections: the new text has its own)."""
+        sections: the new text has its own). ``rationale``: ``EDITED`` for an edit."""
         if old_id == new_id:
             raise InvalidRequest("A memory cannot supersede itself.")
         rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
@@ -111,7 +117,7 @@ class HistoryKeeper:
                 "dst": old_id,
                 "type": EDGE,
                 "layer": self._pack.edge_types[EDGE].layer,
-                "rationale": "superseded by the person",
+                "rationale": rationale,
                 "created_at": at,
             },
         )
@@ -126,6 +132,10 @@ class HistoryKeeper:
             if not graph_rows.nodes_by_ids(conn, [node_id], scopes):
                 raise NodeNotFound(node_id)
             return self._history(conn, node_id, scopes)
+
+    def history_in(self, conn: Connection, node_id: str, scopes: list[str]) -> History:
+        """``history`` within a transaction the caller holds."""
+        return self._history(conn, node_id, scopes)
 
     def _history(self, conn: Connection, node_id: str, scopes: list[str]) -> History:
         me = _entry(graph_rows.nodes_by_ids(conn, [node_id], scopes)[0])

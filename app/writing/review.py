@@ -11,7 +11,8 @@ new entity with the name of an archived one. Each is settled by the person:
   addendum of the other (searchable), its attributes fill what the other lacks, its edges and
   its uses move over, open items that compare another memory with it compare it with the kept
   one, and its id becomes an alias, so a read by the old id finds the merged memory. An
-  archived memory that is merged into is revived.
+  archived memory that is merged into is revived. What the merge changed is kept with it, so
+  it can be undone (``unmerge``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from cairn.app.models import (
 from cairn.app.packs import Pack
 from cairn.app.text.surface import searchable_text
 from cairn.app.upkeep import receipts
+from cairn.app.writing import unmerge
 from cairn.app.writing.writer import Writer
 from cairn.storage import dedup_rows, graph_rows
 from cairn.storage.connection import Connection
@@ -103,7 +105,7 @@ class Review:
                 kept = new
             else:
                 dedup_rows.decide_review_item(conn, item_id, "merged", at)
-                kept = self._fold(conn, new, other)
+                kept = self._fold(conn, item_id, new, other)
             dedup_rows.log_decision(
                 conn,
                 at=at,
@@ -142,12 +144,16 @@ class Review:
             graph_rows.update_node(conn, row["id"], {"status": "active", "updated_at": now_iso()})
             self._space.status_changed(row["seq"], "active")
 
-    def _fold(self, conn: Connection, new: NodeRow, into: NodeRow) -> NodeRow:
-        """Merge ``new`` into ``into`` without losing anything; returns the kept row."""
+    def _fold(self, conn: Connection, item_id: str, new: NodeRow, into: NodeRow) -> NodeRow:
+        """Merge ``new`` into ``into`` without losing anything, keeping what it changed for
+        its undo; returns the kept row."""
+        record = unmerge.before_fold(conn, item_id, new, into)
         addenda = [a["text"] for a in dedup_rows.addenda_of(conn, [new["id"]])]
         text = searchable_text(new["title"], new["body"], json.loads(new["attrs"]), addenda)
         at = now_iso()
-        dedup_rows.add_addendum(conn, into["id"], text, "merged", new["source"], at)
+        record.addendum_seq = dedup_rows.add_addendum(
+            conn, into["id"], text, "merged", new["source"], at
+        )
         allowed = self._pack.node_types[into["type"]].attrs
         kept_attrs = json.loads(into["attrs"])
         for key, value in json.loads(new["attrs"]).items():
@@ -167,7 +173,7 @@ class Review:
             changes["status"] = "active"
             self._space.status_changed(into["seq"], "active")
         graph_rows.update_node(conn, into["id"], changes)
-        self._move_edges(conn, new["id"], into["id"])
+        record.moved = self._move_edges(conn, new["id"], into["id"])
         # Searchable while it waited, it may be what a later write was found to repeat: that
         # question now stands about the kept memory.
         dedup_rows.repoint_review_items(conn, new["id"], into["id"])
@@ -178,10 +184,13 @@ class Review:
         kept = graph_rows.nodes_by_ids(conn, [into["id"]], [into["scope"]])[0]
         self._store.reindex_text(conn, kept)
         self._store.index_names(conn, kept)
+        unmerge.keep(conn, record, kept, at)
         return kept
 
-    def _move_edges(self, conn: Connection, old: str, new: str) -> None:
-        """Re-point ``old``'s edges at ``new``, where the pack's rules allow it."""
+    def _move_edges(self, conn: Connection, old: str, new: str) -> list[unmerge.Triple]:
+        """Re-point ``old``'s edges at ``new``, where the pack's rules allow it; returns the
+        edges this made (as stored: an undirected one with its ends in order)."""
+        made: list[unmerge.Triple] = []
         for e in graph_rows.edges_of(conn, old):
             src = new if e["src"] == old else e["src"]
             dst = new if e["dst"] == old else e["dst"]
@@ -191,7 +200,12 @@ class Review:
             dst_type = graph_rows.type_of(conn, dst) or ""
             if self._pack.edge_for(src_type, dst_type, (e["type"],)) is None:
                 continue  # the merged type may not hold this edge; the addendum keeps the text
-            self._store.add_edge(conn, src, dst, e["type"], e["rationale"] or "moved by a merge")
+            why = e["rationale"] or "moved by a merge"
+            if self._store.add_edge(conn, src, dst, e["type"], why):
+                if not self._pack.edge_types[e["type"]].directed:
+                    src, dst = min(src, dst), max(src, dst)
+                made.append((src, dst, e["type"]))
+        return made
 
 
 def _sides(conn: Connection, row: ReviewItemRow, scopes: list[str]) -> dict[str, NodeRow]:

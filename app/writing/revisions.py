@@ -10,7 +10,7 @@ from cairn.app.errors import InvalidRequest, NodeNotFound
 from cairn.app.models import History, Node
 from cairn.app.retrieval.recall import Recall
 from cairn.app.text import shelves
-from cairn.app.writing.history import HistoryKeeper
+from cairn.app.writing.history import EDITED, HistoryKeeper
 from cairn.app.writing.writer import NewMemory, Writer
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
@@ -63,7 +63,9 @@ class Revisions:
         versions: list[History] = []
 
         def supersede(conn: Connection, row: NodeRow) -> None:
-            versions.append(self._history.supersede_in(conn, old.id, row["id"], chosen))
+            versions.append(
+                self._history.supersede_in(conn, old.id, row["id"], chosen, rationale=EDITED)
+            )
 
         memory = NewMemory(
             old.type,

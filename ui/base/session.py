@@ -14,12 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from cairn.app import api
 from cairn.app.api import MemoryService
 from cairn.ui.base.workers import Task, run_in_worker
+
+if TYPE_CHECKING:
+    from cairn.ui.base.undoable import UndoHistory
 
 
 class Session(QObject):
@@ -35,6 +39,8 @@ class Session(QObject):
         self.service: MemoryService | None = None
         self.path: Path | None = None
         self.lock_reason = ""  # why the vault last locked, in words; cleared by an unlock
+        # Where panels record what a person may take back (Edit › Undo); the window sets it.
+        self.undo_history: UndoHistory | None = None
 
     @property
     def is_open(self) -> bool:

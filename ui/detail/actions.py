@@ -8,7 +8,7 @@ superseded (notes, facts, events... but not people), so only those can be edited
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtWidgets import (
     QDialog,
@@ -25,6 +25,7 @@ from cairn.app.api import (
     DOCUMENT,
     SECTION,
     History,
+    LinkResult,
     MemoryService,
     Node,
     NodeDetail,
@@ -35,6 +36,7 @@ from cairn.app.api import (
 
 SUPERSEDES = "supersedes"
 PART_OF = "part_of"  # a section's link to its note or document
+GET_LIMIT = 25  # ids per ``get`` (the service's cap)
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Loaded:
     history: History | None
     sections: tuple[Node, ...] = ()
     focus: Node | None = None
+    # The title and text of each memory it links to, for a drag out of the Links list.
+    linked: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -74,7 +78,7 @@ def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loade
     node = detail.node
     sections = service.sections(node.id, scopes=scopes) if node.type == DOCUMENT else []
     history = service.history(node.id, scopes=scopes)
-    return Loaded(node_id, detail, history, tuple(sections), focus)
+    return Loaded(node_id, detail, history, tuple(sections), focus, _linked(service, detail))
 
 
 def _note_of(service: MemoryService, section: NodeDetail, use: bool) -> NodeDetail | None:
@@ -88,6 +92,24 @@ def _note_of(service: MemoryService, section: NodeDetail, use: bool) -> NodeDeta
     if got and is_note_file(got[0].node.type, got[0].node.attrs):
         return got[0]
     return None
+
+
+def _linked(service: MemoryService, detail: NodeDetail) -> dict[str, tuple[str, str]]:
+    ids = list(dict.fromkeys(edge.other_id for edge in detail.edges))
+    found: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(ids), GET_LIMIT):
+        got = service.get(ids[start : start + GET_LIMIT], scopes=service.scopes(), use=False)
+        found |= {d.node.id: (d.node.title, d.node.body) for d in got.nodes}
+    return found
+
+
+def link_and_name(
+    service: MemoryService, src: str, dst: str, edge_type: str, other_id: str
+) -> tuple[LinkResult, str]:
+    """Make a link; with it, the title of its other end (what Undo will name)."""
+    result = service.link(src, dst, edge_type, scopes=service.scopes())
+    got = service.get([other_id], scopes=service.scopes(), use=False).nodes
+    return result, got[0].node.title if got else other_id
 
 
 def write_new_version(service: MemoryService, old: Node, title: str, body: str) -> str:

@@ -10,7 +10,10 @@ plain editor for the rest; a file other than a note is not edited.
 ``show_node`` loads in a worker; a load started later wins over one started earlier. Every
 action runs in a worker too, reports a failure in a message box with the service's sentence,
 and after a write announces ``session.changed``, which reloads the pane (and the lists and
-counts elsewhere). Links and versions are lists: clicking an entry asks to open that memory.
+counts elsewhere). Links and versions are lists: clicking an entry asks to open that memory,
+and its context menu (``memory_menu``) offers what can be done with it. An edit, a link and an
+archive or unarchive done here are recorded for Edit › Undo (``session.undo_history``). The
+title (and an entry of the Links list) can be dragged out as text (``memory_drag``).
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
+    QListWidget,
     QMessageBox,
     QPushButton,
     QScrollArea,
@@ -31,16 +35,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import NOTE, EdgeCounts, EdgeSummary, Forgotten, is_note_file, shelf_of
+from cairn.app.api import (
+    NOTE,
+    EdgeCounts,
+    EdgeSummary,
+    Forgotten,
+    LinkResult,
+    is_note_file,
+    shelf_of,
+)
 from cairn.ui.base.icons import type_icon
+from cairn.ui.base.memory_drag import DragSource, memory_mime
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import EditDialog, Loaded
+from cairn.ui.detail.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.detail.note_text import NoteText, query_words
 from cairn.ui.detail.open_at import is_file_source, open_source, place_text
 from cairn.ui.detail.parts import (
+    ID_ROLE,
     EntryList,
     attrs_html,
     history_entries,
@@ -94,12 +109,27 @@ class DetailPane(QWidget):
         self.links_note = text_label()
         self.history_heading = QLabel("<b>Versions</b>")
         self.history_list = EntryList()
+        self.links_list.setAccessibleName("Links")
+        self.history_list.setAccessibleName("Versions")
         for entries in (self.links_list, self.history_list):
             entries.entry_opened.connect(self.open_requested)
+            entries.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            entries.customContextMenuRequested.connect(
+                lambda position, entries=entries: self._entry_menu_at(entries, position)
+            )
+        # A drag from the title or the icon carries the memory shown; from a link, that one.
+        self.title_label.setToolTip("Drag the title into a note to paste this memory")
+        for handle in (self.icon_label, self.title_label):
+            DragSource(handle, lambda _position: self.drag_mime())
+        DragSource(self.links_list.viewport(), self._link_mime_at)
         self.sections_heading = QLabel("<b>Sections</b>")
         self.sections_list = EntryList()
         self.sections_list.entry_opened.connect(self.open_section)
         self.sections_note = text_label()
+        self.sections_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.sections_list.customContextMenuRequested.connect(
+            lambda position: self._entry_menu_at(self.sections_list, position)
+        )
         for entries, name in (
             (self.links_list, "Links"),
             (self.history_list, "Versions"),
@@ -421,9 +451,23 @@ class DetailPane(QWidget):
 
     def save_edit(self, title: str, body: str) -> None:
         """Store ``title``/``body`` as a new version of the memory shown; then show it."""
-        node = self._current_node()
-        if node is not None:
-            self._act("edit", detail_actions.write_new_version, node, title, body, then_show=True)
+        node, history = self._current_node(), self._session.undo_history
+        if node is None:
+            return
+
+        def recorded(new_id: Any) -> None:
+            if history is not None and isinstance(new_id, str):
+                history.record_edit(node.id, new_id, title, body)
+
+        self._act(
+            "edit",
+            detail_actions.write_new_version,
+            node,
+            title,
+            body,
+            then_show=True,
+            after=recorded,
+        )
 
     def supersede_current(self) -> None:
         node, pack = self._current_node(), self._pack()
@@ -459,17 +503,37 @@ class DetailPane(QWidget):
         if node is None or service is None:
             return
         src, dst = (node.id, other_id) if outgoing else (other_id, node.id)
-        self._act("link", lambda s: s.link(src, dst, edge_type, scopes=s.scopes()))
+        history = self._session.undo_history
+
+        def recorded(made: tuple[LinkResult, str]) -> None:
+            result, other_title = made
+            if result.created and history is not None:  # a link that was there is not undone
+                history.record_link(result.src, result.dst, result.type, other_title)
+
+        link = detail_actions.link_and_name
+        self._act("link", link, src, dst, edge_type, other_id, after=recorded)
 
     def archive_current(self) -> None:
-        node = self._current_node()
-        if node is not None:
-            self._act("archive", lambda s: s.archive(node.id, scopes=s.scopes()))
+        self._set_archived(True)
 
     def unarchive_current(self) -> None:
-        node = self._current_node()
-        if node is not None:
-            self._act("unarchive", lambda s: s.unarchive(node.id, scopes=s.scopes()))
+        self._set_archived(False)
+
+    def _set_archived(self, archived: bool) -> None:
+        node, history = self._current_node(), self._session.undo_history
+        if node is None:
+            return
+
+        def recorded(_: Any) -> None:
+            if history is not None:
+                history.record_archive(node.id, node.title, archived=archived)
+
+        def change(service: Any) -> Any:
+            if archived:
+                return service.archive(node.id, scopes=service.scopes())
+            return service.unarchive(node.id, scopes=service.scopes())
+
+        self._act("archive" if archived else "unarchive", change, after=recorded)
 
     def forget_current(self, *, confirmed: bool = False) -> None:
         """Forget the memory shown, after the confirmation (unless ``confirmed`` already)."""
@@ -536,6 +600,45 @@ class DetailPane(QWidget):
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()  # window-modal but not blocking: the window keeps drawing
         self.last_error = text
+
+    # -- menus and drags ----------------------------------------------------------------------
+
+    def entry_menu(self, entries: QListWidget, row: int) -> MemoryMenu | None:
+        """The context menu of entry ``row`` of the Links or Versions list (the version shown
+        is the memory itself)."""
+        item = entries.item(row)
+        node_id = item.data(ID_ROLE) if item is not None else None
+        node_id = node_id or self.current_node_id
+        if node_id is None or self._session.service is None:
+            return None
+        menu = memory_menu(self._session, str(node_id), self)
+        menu.open_requested.connect(self.open_requested)
+        return menu
+
+    def _entry_menu_at(self, entries: QListWidget, position: QPoint) -> None:
+        item = entries.itemAt(position)
+        menu = self.entry_menu(entries, entries.row(item)) if item is not None else None
+        if menu is not None:
+            menu.popup(entries.viewport().mapToGlobal(position))
+
+    def drag_mime(self) -> QMimeData | None:
+        """The memory shown, as a drag carries it (None when none is shown)."""
+        node = self._current_node()
+        return None if node is None else memory_mime(node.id, node.title, node.body)
+
+    def link_mime(self, row: int) -> QMimeData | None:
+        """Entry ``row`` of the Links list as a drag carries it."""
+        item = self.links_list.item(row)
+        loaded = self._loaded
+        if item is None or loaded is None:
+            return None
+        node_id = str(item.data(ID_ROLE))
+        title, body = loaded.linked.get(node_id, (item.text(), ""))
+        return memory_mime(node_id, title, body)
+
+    def _link_mime_at(self, position: QPoint) -> QMimeData | None:
+        item = self.links_list.itemAt(position)
+        return None if item is None else self.link_mime(self.links_list.row(item))
 
     def _current_node(self) -> Any:
         loaded = self._loaded

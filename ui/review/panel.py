@@ -9,7 +9,8 @@ says in plain words when nothing waits. The retention supervisor's proposals (sh
 that faded unused) wait to be archived or kept.
 
 Every read and decision runs in a worker; an error is shown in the panel as a sentence. After
-a decision the panel emits ``session.changed``, which also makes it read the queue again.
+a decision the panel emits ``session.changed``, which also makes it read the queue again. A
+merge, and an archive of a proposal, are recorded for Edit › Undo (``session.undo_history``).
 """
 
 from __future__ import annotations
@@ -367,8 +368,16 @@ class ReviewPanel(QWidget):
             return
         self._set_buttons(False)
         self._status.setText("Saving your decision…")
+        review, history = self._review(ident), self._session.undo_history
+
+        def decided(words: str) -> None:
+            if action == "merge" and review is not None and history is not None:
+                folded, kept = (side.title if side else "?" for side in (review.node, review.other))
+                history.record_merge(ident, folded, kept)
+            self._decided(words)
+
         call_in_worker(
-            self, settle, service, ident, action, on_done=self._decided, on_failed=self._not_decided
+            self, settle, service, ident, action, on_done=decided, on_failed=self._not_decided
         )
 
     def _decide_proposal(self, action: str) -> None:
@@ -378,13 +387,20 @@ class ReviewPanel(QWidget):
             return
         self._set_fade_buttons(False)
         self._status.setText("Saving your decision…")
+        proposal, history = self._proposal(ident), self._session.undo_history
+
+        def decided(words: str) -> None:
+            if action == "archive" and proposal is not None and history is not None:
+                history.record_archive(ident, proposal.title, archived=True)
+            self._decided(words)
+
         call_in_worker(
             self,
             settle_proposal,
             service,
             ident,
             action,
-            on_done=self._decided,
+            on_done=decided,
             on_failed=self._not_decided,
         )
 

@@ -1,5 +1,7 @@
 """The library sidebar: All, Inbox, one shelf per kind of memory, Archive and Review, each
-with how many it holds. Picking one restricts the search list (``filter_changed``).
+with how many it holds. Picking one restricts the search list (``filter_changed``). An entry's
+context menu (``shelf_menu``) shows the shelf, starts a new note (on All and Notes) and opens
+the export; the window answers the last two (``new_note_requested``, ``export_requested``).
 
 A shelf is what a person sees a memory as (``cairn.app.api.shelf_of``): a Markdown or text
 file read from a notes folder stands on Notes with the notes typed in the window, a PDF or a
@@ -17,8 +19,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QMenu,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from cairn.app.api import NOTE, SECTION, MemoryService, SearchFilter
 from cairn.ui.base.icons import type_icon
@@ -71,6 +80,8 @@ def filter_key(wanted: SearchFilter) -> str:
 
 class LibrarySidebar(QWidget):
     filter_changed = Signal(object)  # a SearchFilter, as SearchPanel.set_filter takes
+    new_note_requested = Signal()
+    export_requested = Signal()
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,6 +95,9 @@ class LibrarySidebar(QWidget):
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
+        self.tree.setAccessibleName("Library shelves")
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -153,6 +167,29 @@ class LibrarySidebar(QWidget):
         self._counts = {}
         self._selected = SearchFilter()  # the next vault starts with everything
         self.setToolTip("")
+
+    def shelf_menu(self, item: QTreeWidgetItem) -> QMenu:
+        """The context menu of a shelf: Show it; a new note where notes are listed; Export."""
+        wanted: SearchFilter = item.data(0, FILTER_ROLE)
+        menu = QMenu(self)
+        menu.setAccessibleName(f"{item.text(0)} shelf actions")
+        show = menu.addAction(f"&Show {item.text(0)}")
+        show.triggered.connect(lambda _=False: self.tree.setCurrentItem(item))
+        if wanted.kind == "all" or wanted.type == "Note":
+            new_note = menu.addAction("&New Note…")
+            new_note.triggered.connect(lambda _=False: self.new_note_requested.emit())
+        menu.addSeparator()
+        export = menu.addAction("&Export…")
+        export.triggered.connect(lambda _=False: self.export_requested.emit())
+        return menu
+
+    def _context_menu(self, position: QPoint) -> None:
+        item = self.tree.itemAt(position)
+        if item is None:
+            return
+        menu = self.shelf_menu(item)
+        menu.aboutToHide.connect(menu.deleteLater)
+        menu.popup(self.tree.viewport().mapToGlobal(position))
 
     # -- showing ------------------------------------------------------------------------------
 

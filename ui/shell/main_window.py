@@ -34,11 +34,13 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultStats
+from cairn.ui.base.memory_drag import is_memory_drag
 from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
+from cairn.ui.base.undoable import UndoHistory
 from cairn.ui.ingest.drops import read_drop
 from cairn.ui.lock.autolock import AutoLock
 from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
@@ -102,6 +104,9 @@ class MainWindow(QMainWindow):
         # mean nothing once it is locked.
         self.undo_stack = QUndoStack(self)
         self.session.locked.connect(self.undo_stack.clear)
+        self.undo_history = UndoHistory(self.undo_stack, self.session, self)
+        self.session.undo_history = self.undo_history  # where panels record what they did
+        self.undo_history.failed.connect(self._undo_failed)
 
         # Before the panels connect to the session: it must stop serving before they forget.
         self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
@@ -134,6 +139,7 @@ class MainWindow(QMainWindow):
         self._stats_timer.setInterval(STATS_DELAY_MS)
         self._stats_timer.timeout.connect(self._refresh_stats)
 
+        self.undo_history.open_requested.connect(self.open_node)
         self.session.unlocked.connect(self._unlocked)
         self.session.locked.connect(self._locked)
         self.session.changed.connect(self._stats_timer.start)
@@ -156,6 +162,8 @@ class MainWindow(QMainWindow):
         workspace.ingest.busy_changed.connect(self.set_busy)
         workspace.ingest.finished.connect(self._ingest_finished)
         workspace.library.filter_changed.connect(workspace.search.set_filter)
+        workspace.library.new_note_requested.connect(self.new_note)
+        workspace.library.export_requested.connect(self.export)
         workspace.search.inbox_item_activated.connect(self.open_inbox_item)
         return workspace
 
@@ -488,6 +496,14 @@ class MainWindow(QMainWindow):
                 STATUS_MESSAGE_MS,
             )
 
+    def _undo_failed(self, text: str) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "Cairn", text, QMessageBox.StandardButton.Ok, self
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # the window keeps drawing
+        self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+
     def _outside_changes_failed(self, text: str) -> None:
         self.statusBar().showMessage(
             f"Changes made by other programs may not show until the next unlock: {text}",
@@ -549,9 +565,11 @@ class MainWindow(QMainWindow):
 
     # Drops land here from anywhere in the window whose own widget does not take them. Links
     # are accepted too, so that refusing a web link can say why instead of a silent no-entry.
+    # A memory dragged out of this window and dropped back is not a file to add.
 
     def _takes(self, event: QDragEnterEvent | QDragMoveEvent) -> None:
-        if self.session.is_open and event.mimeData().hasUrls():
+        mime = event.mimeData()
+        if self.session.is_open and mime.hasUrls() and not is_memory_drag(mime):
             event.acceptProposedAction()
         else:
             event.ignore()
@@ -563,7 +581,7 @@ class MainWindow(QMainWindow):
         self._takes(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        if not self.session.is_open:
+        if not self.session.is_open or is_memory_drag(event.mimeData()):
             event.ignore()
             return
         dropped = read_drop(event.mimeData())

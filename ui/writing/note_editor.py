@@ -197,12 +197,19 @@ class NoteEditor(QDialog):
         call_in_worker(
             self,
             store,
-            on_done=lambda new_id: self._stored(new_id, state),
+            on_done=lambda new_id: self._stored(new_id, state, node_id, tags),
             on_failed=self._failed,
         )
 
-    def _stored(self, node_id: str, state: tuple[str, str, str]) -> None:
+    def _stored(
+        self, node_id: str, state: tuple[str, str, str], edited: str | None, tags: list[str]
+    ) -> None:
+        """Saved as ``node_id``; a save that was a new version of ``edited`` can be undone
+        (Edit › Undo: the version goes, the one before is current again)."""
         self._saving = False
+        history = self.session.undo_history
+        if edited is not None and history is not None:
+            history.record_edit(edited, node_id, state[0], state[1], {"tags": tags})
         self.node_id = node_id
         self._saved_state = state
         self.notice.show_info("Saved.")

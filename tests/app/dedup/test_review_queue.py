@@ -117,9 +117,11 @@ def test_an_older_vaults_pending_memory_is_visible_after_the_upgrade(
         conn.execute(
             "UPDATE nodes SET status = 'pending' WHERE id IN (?, ?)", (second.node.id, stray.id)
         )
-        # Schema 10 made pending memories active; schema 11 (compact vectors) came after it.
+        # Schema 10 made pending memories active; schema 11 (compact vectors) and 12 (what a
+        # merge keeps for its undo) came after it.
         conn.execute("ALTER TABLE embedding_spaces DROP COLUMN encoding")
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 2}")
+        conn.execute("DROP TABLE merges")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 3}")
     assert second.node.id not in _ids(service, KEY_QUERY)
     service.close()
 
