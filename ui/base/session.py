@@ -11,10 +11,10 @@ asking (another vault opened, the window closed).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -22,8 +22,25 @@ from cairn.app import api
 from cairn.app.api import MemoryService
 from cairn.ui.base.workers import Task, run_in_worker
 
-if TYPE_CHECKING:
-    from cairn.ui.base.undoable import UndoHistory
+
+class UndoRecorder(Protocol):
+    """What a panel records for Edit › Undo once an act of the person's succeeded
+    (``undoable.UndoHistory`` is the window's)."""
+
+    def record_link(self, src: str, dst: str, edge_type: str, other_title: str) -> None: ...
+
+    def record_archive(self, node_id: str, title: str, *, archived: bool) -> None: ...
+
+    def record_edit(
+        self,
+        old_id: str,
+        new_id: str,
+        title: str,
+        body: str,
+        attrs: Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+    def record_merge(self, item_id: str, folded_title: str, kept_title: str) -> None: ...
 
 
 class Session(QObject):
@@ -40,7 +57,7 @@ class Session(QObject):
         self.path: Path | None = None
         self.lock_reason = ""  # why the vault last locked, in words; cleared by an unlock
         # Where panels record what a person may take back (Edit › Undo); the window sets it.
-        self.undo_history: UndoHistory | None = None
+        self.undo_history: UndoRecorder | None = None
 
     @property
     def is_open(self) -> bool:

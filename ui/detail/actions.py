@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
@@ -151,31 +150,6 @@ def why_not_editable(pack: Pack, node: Node) -> str:
         f"A {node.type} is not edited here: Cairn keeps versions of notes, facts, events and "
         "the like, and the pack does not let one replace another of this kind."
     )
-
-
-def forget_warning(detail: NodeDetail) -> str:
-    """What forgetting removes, said before it happens."""
-    node = detail.node
-    parts = [f"Forget “{node.title}” for good? This cannot be undone."]
-    removed = f"The {node.type.lower()}, its text and attributes, and its links"
-    if node.type == "Document":
-        removed += ", and every passage read from this file"
-    parts.append(removed + " will be deleted from the vault.")
-    if detail.edge_counts.incoming or detail.edge_counts.outgoing:
-        parts.append("The memories it is linked to stay; only the links go.")
-    parts.append("To hide it but keep it, archive it instead.")
-    return " ".join(parts)
-
-
-def confirm_forget(parent: QWidget, detail: NodeDetail) -> QMessageBox:
-    """The confirmation, with the destructive button named for what it does."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle("Forget this memory?")
-    box.setText(forget_warning(detail))
-    box.addButton("Forget for good", QMessageBox.ButtonRole.DestructiveRole)
-    box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
-    return box
 
 
 class EditDialog(QDialog):

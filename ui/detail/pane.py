@@ -51,9 +51,7 @@ from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import EditDialog, Loaded
-from cairn.ui.detail.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.detail.note_text import NoteText, query_words
-from cairn.ui.detail.open_at import is_file_source, open_source, place_text
 from cairn.ui.detail.parts import (
     ID_ROLE,
     EntryList,
@@ -65,8 +63,11 @@ from cairn.ui.detail.parts import (
     section_entries,
     text_label,
 )
-from cairn.ui.detail.pickers import LinkDialog, MemoryPicker
-from cairn.ui.search.results_model import local_date, source_name
+from cairn.ui.memory.forget_question import confirm_forget
+from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
+from cairn.ui.memory.open_at import is_file_source, open_source, place_text
+from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
+from cairn.ui.rows.results_model import local_date, source_name
 from cairn.ui.writing.note_editor import NoteEditor
 
 TITLE_POINT_SCALE = 1.4
@@ -542,7 +543,7 @@ class DetailPane(QWidget):
             return
         detail = loaded.detail
         if not confirmed:
-            box = detail_actions.confirm_forget(self, detail)
+            box = confirm_forget(self, detail)
             box.exec()
             if box.buttonRole(box.clickedButton()) != QMessageBox.ButtonRole.DestructiveRole:
                 return

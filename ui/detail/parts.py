@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
 from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack
 from cairn.ui.base.icons import type_icon
-from cairn.ui.search.results_model import local_date
+from cairn.ui.rows.results_model import local_date
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 # Bookkeeping of ingest, not something a person reads: a passage's position among its

@@ -33,7 +33,7 @@ from cairn.app.api import NOTE, SECTION, MemoryService, SearchFilter
 from cairn.ui.base.icons import type_icon
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
-from cairn.ui.search.results_model import type_plural
+from cairn.ui.rows.results_model import type_plural
 
 COMMON_TYPES = ("Note", "Fact", "Person", "Document")
 FAMILY_ORDER = {"memory": 0, "entity": 1, "document": 2}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cairn.app.api import FILTER_KINDS, MemoryService, SearchFilter, SearchHit
-from cairn.ui.search.results_model import (
+from cairn.ui.rows.results_model import (
     ResultRow,
     row_from_inbox,
     row_from_node,

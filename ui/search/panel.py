@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QMimeData, QModelIndex, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,11 +29,13 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import SearchFilter
+from cairn.ui.base.memory_drag import DragSource, memory_mime
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
+from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
+from cairn.ui.rows.result_delegate import ResultDelegate
+from cairn.ui.rows.results_model import NODE_ID_ROLE, ROW_ROLE, ResultRow, ResultsModel
 from cairn.ui.search.listing import NOTHING_YET, Listing, fetch_listing, normalized_filter
-from cairn.ui.search.result_delegate import ResultDelegate
-from cairn.ui.search.results_model import NODE_ID_ROLE, ROW_ROLE, ResultRow, ResultsModel
 
 __all__ = ["NOTHING_YET", "SearchPanel", "SearchView"]
 
@@ -84,6 +86,10 @@ class SearchPanel(QWidget):
         self.results_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.results_view.setExpandsOnDoubleClick(False)  # a double click opens the memory
         self.results_view.setAccessibleName("Results")
+        self.results_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.results_view.customContextMenuRequested.connect(self._menu_at)
+        # A row dragged out is its memory as text, or as a [[link]] in a Markdown editor.
+        DragSource(self.results_view.viewport(), self._mime_at)
         self.results_view.setAccessibleDescription(
             "One row per memory; a note's matching sections open under it with Right."
         )
@@ -267,6 +273,25 @@ class SearchPanel(QWidget):
         self.results_view.setCurrentIndex(index)
         selection.blockSignals(False)
         return True
+
+    # -- a row's menu and drag ----------------------------------------------------------------
+
+    def _menu_at(self, position: QPoint) -> MemoryMenu | None:
+        """The memory's context menu (open, open file, copy link, link to, archive, forget)
+        for the row under the pointer; an inbox capture has none (open it to sort it)."""
+        row = self.model.row_at(self.results_view.indexAt(position))
+        if row is None or not row.node_id:
+            return None
+        menu = memory_menu(self._session, row.node_id, self)
+        menu.open_requested.connect(self.open_requested)
+        menu.popup(self.results_view.viewport().mapToGlobal(position))
+        return menu
+
+    def _mime_at(self, position: QPoint) -> QMimeData | None:
+        row = self.model.row_at(self.results_view.indexAt(position))
+        if row is None or not row.node_id:
+            return None
+        return memory_mime(row.node_id, row.title, row.snippet)
 
     # -- opening ------------------------------------------------------------------------------
 

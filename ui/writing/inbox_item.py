@@ -24,7 +24,7 @@ from cairn.app.api import InboxItem, MemoryService, WriteResult
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
-from cairn.ui.search.results_model import local_date
+from cairn.ui.rows.results_model import local_date
 
 # What a capture can become: the button's text and the pack's type.
 KINDS = (("&Note", "Note"), ("&Fact", "Fact"), ("&Person", "Person"), ("&Task", "Commitment"))

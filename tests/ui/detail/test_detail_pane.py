@@ -12,10 +12,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from cairn.app.ingestion.request import IngestRequest
 from cairn.ui.base.session import Session
-from cairn.ui.detail.actions import EditDialog, forget_warning
-from cairn.ui.detail.open_at import file_url, missing_file_text, plan_open
+from cairn.ui.detail.actions import EditDialog
 from cairn.ui.detail.pane import DetailPane
-from cairn.ui.detail.pickers import LinkDialog, allowed_links
+from cairn.ui.memory.forget_question import forget_warning
+from cairn.ui.memory.open_at import file_url, missing_file_text, plan_open
+from cairn.ui.memory.pickers import LinkDialog, allowed_links
 from cairn.ui.writing.note_editor import NoteEditor
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 from tests.app.ingest_files import pdf_bytes

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.app.ingestion.report import IngestReport
-from cairn.ui.search.results_model import ResultRow
+from cairn.ui.rows.results_model import ResultRow
 from cairn.ui.shell.main_window import MainWindow
 from tests.app import ingest_files as files
 from tests.ui.windows import PASSPHRASE, new_vault_window

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from cairn.app.api import IngestRequest, SearchFilter
 from cairn.ui.base.session import Session
+from cairn.ui.rows.results_model import ROW_ROLE, row_meta
 from cairn.ui.search.panel import SearchPanel
-from cairn.ui.search.results_model import ROW_ROLE, row_meta
 from tests.app.ingest_files import pdf_bytes, write
 from tests.ui.search.test_search_panel import WAIT_MS, make_panel
 

@@ -12,13 +12,13 @@ from PySide6.QtCore import Qt, QThreadPool
 
 from cairn.app.models import SearchFilter
 from cairn.ui.base.session import Session
-from cairn.ui.search.panel import NOTHING_YET, SearchPanel
-from cairn.ui.search.results_model import (
+from cairn.ui.rows.results_model import (
     SNIPPET_HTML_ROLE,
     highlighted_html,
     row_meta,
     without_title,
 )
+from cairn.ui.search.panel import NOTHING_YET, SearchPanel
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
 WAIT_MS = 5000

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 
 from cairn.app.api import IngestRequest, SearchFilter
 from cairn.ui.base.memory_drag import MARKDOWN_TYPE, dragged_id, wikilink
-from cairn.ui.detail.memory_menu import MemoryMenu, memory_menu
+from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.main_window import MainWindow
 from cairn.ui.writing.note_editor import NoteEditor

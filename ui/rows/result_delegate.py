@@ -20,7 +20,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from cairn.ui.base.icons import type_icon
-from cairn.ui.search.results_model import ROW_ROLE, SNIPPET_HTML_ROLE, ResultRow, row_meta
+from cairn.ui.rows.results_model import ROW_ROLE, SNIPPET_HTML_ROLE, ResultRow, row_meta
 
 ICON_PX = 24
 PADDING_PX = 6

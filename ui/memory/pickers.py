@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 from cairn.app.api import Pack, SearchResponse
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
-from cairn.ui.search.result_delegate import ResultDelegate
-from cairn.ui.search.results_model import ResultRow, ResultsModel, rows_from_hits
+from cairn.ui.rows.result_delegate import ResultDelegate
+from cairn.ui.rows.results_model import ResultRow, ResultsModel, rows_from_hits
 
 DEBOUNCE_MS = 150
 PICKER_LIMIT = 25

@@ -27,9 +27,9 @@ from cairn.app.api import LinkResult, MemoryService, NodeDetail
 from cairn.ui.base.memory_drag import wikilink
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
-from cairn.ui.detail.actions import confirm_forget
-from cairn.ui.detail.open_at import is_file_source, open_source
-from cairn.ui.detail.pickers import LinkDialog
+from cairn.ui.memory.forget_question import confirm_forget
+from cairn.ui.memory.open_at import is_file_source, open_source
+from cairn.ui.memory.pickers import LinkDialog
 
 
 class MemoryMenu(QMenu):
