@@ -370,7 +370,9 @@ class MainWindow(QMainWindow):
             # A watched folder's save is routine: a line in the status bar, no notification.
             self.statusBar().showMessage(f"Watched folders: {summary}", STATUS_MESSAGE_MS)
             return
-        self.notify("Adding files finished", summary)
+        self.notify(
+            "Adding files stopped" if report.cancelled else "Adding files finished", summary
+        )
 
     # -- session ------------------------------------------------------------------------------
 
