@@ -111,10 +111,10 @@ class IngestPanel(QWidget):
         )
         self._cancel.setEnabled(False)
         self._cancel.clicked.connect(self.cancel)
-        self._waiting = QLabel("")
+        self._waiting = _Line()
         self._files = FileList()
         self._files.open_requested.connect(self.open_requested)
-        self._summary = QLabel("")
+        self._summary = _Line()
         self._summary.setWordWrap(True)
         self._summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.resume_bar = ResumeBar(self._session, lambda: self._running)
@@ -130,9 +130,11 @@ class IngestPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self._counts)
         layout.addWidget(self._waiting)
-        layout.addWidget(self._files, 2)
+        # What a run came to, and the offer to resume it, above its list of files: in a
+        # short dock a long list would push them out of sight.
         layout.addWidget(self._summary)
         layout.addWidget(self.resume_bar)
+        layout.addWidget(self._files, 2)
         layout.addWidget(self._earlier, 1)
         self.watched_box = WatchedFoldersBox(self.watching)
         layout.addWidget(QLabel("<b>Watched folders</b>"))
@@ -202,6 +204,8 @@ class IngestPanel(QWidget):
         note = f" The {dropped} waiting to be added next were let go." if dropped else ""
         self._stage.setText(f"Stopping…{note}")
         self._set_busy("Stopping…")
+        if self._last is not None:  # no time left is said of a run that is stopping
+            self._show_counts(self._last, final=True)
 
     def file_rows(self) -> dict[str, tuple[str, str]]:
         """Each file of the run shown: path → (state code, details); codes as in
@@ -378,7 +382,7 @@ class IngestPanel(QWidget):
         stay as it left them, without a time left."""
         if not final:
             self._show_bar(event)
-        left = "" if final else time_left(event.seconds_left)
+        left = "" if final or self._stopping else time_left(event.seconds_left)
         self._counts.setText(
             f"{event.files_done} of {event.files_total} files done · "
             f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}"
@@ -450,6 +454,18 @@ class IngestPanel(QWidget):
         self.resume_bar.clear()
         self._earlier.clear()
         self._set_busy(None)
+
+
+class _Line(QLabel):
+    """A line of words that takes no room while it has nothing to say."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setVisible(False)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setVisible(bool(text))
 
 
 def _merged(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:

@@ -77,6 +77,9 @@ def clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
+STOPPED = "Stopped as you asked: "
+
+
 def summarize(report: IngestReport, *, resumable: bool = True) -> str:
     """What a run did, in one paragraph. A stopped run says what is left, and how it will be
     added: by Resume, or (``resumable`` False: a watched folder's run) by the watcher."""
@@ -102,13 +105,14 @@ def summarize(report: IngestReport, *, resumable: bool = True) -> str:
         gone = count(len(report.removed), "file")
         text += f" {gone} no longer in the folder; their memories are kept."
     if report.cancelled:
-        left = count(report.count("cancelled"), "file")
+        left = report.count("cancelled")
+        them = "it" if left == 1 else "them"
         how = (
-            "Resume adds them"
+            f"Resume adds {them}"
             if resumable
-            else "the watcher adds them when the vault is next unlocked"
+            else f"the watcher adds {them} when the vault is next unlocked"
         )
-        text = f"Stopped as you asked: {text} {left} left to add; {how}."
+        text = f"{STOPPED}{text} {count(left, 'file')} left to add; {how}."
     return text
 
 

@@ -35,6 +35,7 @@ from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
 from cairn.ui.ingest.drops import read_drop
+from cairn.ui.ingest.words import STOPPED
 from cairn.ui.lock.autolock import AutoLock
 from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
@@ -370,9 +371,10 @@ class MainWindow(QMainWindow):
             # A watched folder's save is routine: a line in the status bar, no notification.
             self.statusBar().showMessage(f"Watched folders: {summary}", STATUS_MESSAGE_MS)
             return
-        self.notify(
-            "Adding files stopped" if report.cancelled else "Adding files finished", summary
-        )
+        if report.cancelled:  # the title says it stopped; the summary need not say it twice
+            self.notify("Adding files stopped", summary.removeprefix(STOPPED))
+        else:
+            self.notify("Adding files finished", summary)
 
     # -- session ------------------------------------------------------------------------------
 

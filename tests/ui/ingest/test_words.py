@@ -65,3 +65,5 @@ def test_a_stopped_run_says_what_was_added_and_what_is_left() -> None:
     assert summarize(report, resumable=False).endswith(
         "2 files left to add; the watcher adds them when the vault is next unlocked."
     )
+    report.files.pop()
+    assert summarize(report).endswith("1 file left to add; Resume adds it.")
