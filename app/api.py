@@ -58,6 +58,7 @@ from cairn.app.retention.supervisor import PassReport, Proposal
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
+from cairn.app.upkeep.backups import CopyResult
 from cairn.app.upkeep.tokens import NAME_MAX, Token
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "CairnError",
     "CancelToken",
     "Config",
+    "CopyResult",
     "EdgeCounts",
     "EdgeSummary",
     "ExportReport",

@@ -18,6 +18,7 @@ from cairn.app.embedding.model import Embedder, default_embedder
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.graphview.views import GraphViews
 from cairn.app.ingestion.extraction import ExtractionSettings
+from cairn.app.ingestion.note_edits import NoteFileEdits
 from cairn.app.ingestion.pipeline import Ingestor
 from cairn.app.ingestion.process import ApartRuns, ServiceFactory
 from cairn.app.ingestion.watch_control import WatchControl
@@ -26,6 +27,7 @@ from cairn.app.portability import leftovers
 from cairn.app.portability.leftovers import ExportLedger
 from cairn.app.portability.transfers import Transfers
 from cairn.app.process import diagnostic_log
+from cairn.app.retrieval.outside_writes import OutsideWrites
 from cairn.app.retrieval.recall import Recall
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import receipts, sentinel_node
@@ -225,8 +227,9 @@ def wire(
         writer=writer,
         review=review,
         history=history,
-        revisions=Revisions(writer, history, recall),
+        revisions=Revisions(writer, history, recall, NoteFileEdits(writer, history, space)),
         recall=recall,
+        outside_writes=OutsideWrites(vault, space),
         inbox=Inbox(vault, writer),
         graph_views=GraphViews(vault, pack, recall),
         ingestor=Ingestor(vault, pack, space, writer, history, extraction),

@@ -264,6 +264,18 @@ class LinkResult:
 
 
 @dataclass(frozen=True)
+class DocumentRef:
+    """The note or document a section belongs to, as a hit names it."""
+
+    id: str
+    title: str
+    shelf: str  # "Note" for a note file, else "Document" (``app/text/shelves.py``)
+
+    def as_dict(self) -> JsonObject:
+        return dict(vars(self))
+
+
+@dataclass(frozen=True)
 class SearchHit:
     id: str
     type: str
@@ -279,6 +291,8 @@ class SearchHit:
     collapsed: list[str] = field(default_factory=list)  # near-identical hits folded into this
     diagnostics: dict[str, Any] | None = None  # each leg's numbers, when asked for
     awaiting_review: bool = False  # kept, but may repeat another memory (an open review item)
+    shelf: str = ""  # what the person sees it as (``app/text/shelves.py``): "Note" for a note file
+    part_of: DocumentRef | None = None  # a section's note or document
 
     def as_dict(self) -> JsonObject:
         # Copied field by field: ``asdict`` deep-copies every span and dict through its
@@ -288,6 +302,7 @@ class SearchHit:
         data["ranks"] = dict(self.ranks)
         data["collapsed"] = list(self.collapsed)
         data["diagnostics"] = copy.deepcopy(self.diagnostics)
+        data["part_of"] = self.part_of.as_dict() if self.part_of else None
         return data
 
 
@@ -299,6 +314,9 @@ class SearchResponse:
     notes: tuple[str, ...] = ()
     profile: str = "balanced"
     as_of: str | None = None
+    # Nothing matched the words, and nothing is near in meaning: the results are only the
+    # least far, and a window says so instead of offering them as matches.
+    nothing_close: bool = False
 
     def as_dict(self) -> JsonObject:
         return {
@@ -308,6 +326,7 @@ class SearchResponse:
             "notes": list(self.notes),
             "profile": self.profile,
             "as_of": self.as_of,
+            "nothing_close": self.nothing_close,
         }
 
 
@@ -527,11 +546,19 @@ class VaultStats:
     vector_search: bool
     embedding_spaces: list[SpaceCount]
     receipts: int
+    # What a person sees: memories active or stubs, by shelf (``app/text/shelves.py``), the
+    # sections of documents left out; what the library and the status bar count.
+    shelves: dict[str, int]
+
+    @property
+    def memories(self) -> int:
+        """Every memory a person sees, on any shelf."""
+        return sum(self.shelves.values())
 
     def as_dict(self) -> JsonObject:
         data = dict(vars(self))
         data["pack"] = self.pack.as_dict()
-        for counts in ("nodes_by_type", "nodes_by_status", "nodes_by_scope"):
+        for counts in ("nodes_by_type", "nodes_by_status", "nodes_by_scope", "shelves"):
             data[counts] = dict(data[counts])
         data["embedding_spaces"] = [space.as_dict() for space in self.embedding_spaces]
         return data

@@ -51,6 +51,7 @@ from cairn.app.portability.transfers import Transfers
 from cairn.app.retention import forgetting
 from cairn.app.retention.supervisor import PassReport, Proposal, Retention
 from cairn.app.retrieval import search as retrieval
+from cairn.app.retrieval.outside_writes import OutsideWrites
 from cairn.app.retrieval.recall import Recall
 from cairn.app.text import statements
 from cairn.app.upkeep import backups, receipts
@@ -79,6 +80,7 @@ class MemoryService:
         history: HistoryKeeper,
         revisions: Revisions,
         recall: Recall,
+        outside_writes: OutsideWrites,
         inbox: Inbox,
         graph_views: GraphViews,
         ingestor: Ingestor,
@@ -101,6 +103,7 @@ class MemoryService:
         self._history = history
         self._revisions = revisions
         self._recall = recall
+        self._outside_writes = outside_writes
         self._inbox = inbox
         self._graph_views = graph_views
         self._ingestor = ingestor
@@ -253,10 +256,13 @@ class MemoryService:
         types: Sequence[str] | None = None,
         statuses: Sequence[str] = ("active", "stub"),
         limit: int = 50,
+        shelf: str | None = None,
     ) -> list[Node]:
-        """The newest memories of ``types`` (any type if None) in ``statuses``: what a library
-        shelf shows before a word is typed. ``limit`` is at most 500."""
-        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit)
+        """The newest memories of ``types`` in ``statuses``: what a library shelf shows before
+        a word is typed. Without ``types``, the newest of ``shelf`` (``app/text/shelves.py``:
+        "Note" also lists the note files read from a notes folder, "Document" the other files),
+        or of every shelf, sections of documents left out. ``limit`` is at most 500."""
+        return self._recall.newest(scopes, types=types, statuses=statuses, limit=limit, shelf=shelf)
 
     def forget(self, node_id: str, *, scopes: Sequence[str]) -> Forgotten:
         """Delete a memory for good (a Document with its passages): the only deletion, always
@@ -315,6 +321,13 @@ class MemoryService:
             include_archived=include_archived,
             as_of=as_of,
         )
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another program (the command line, a folder watcher, an import, an ingest
+        run apart) committed to the vault since the last call; this service's own writes do
+        not count. When one did, the vector index has taken in the vectors it stored. Costs a
+        few microseconds when nothing changed: the window asks about once a second."""
+        return self._outside_writes.check()
 
     # -- inbox --------------------------------------------------------------------------------
 

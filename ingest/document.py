@@ -62,6 +62,9 @@ class ExtractedDocument:
     warnings: tuple[str, ...] = ()  # what was read only in part, and why
     people: tuple[str, ...] = ()  # the people taking part, by name (a chat's speakers)
     parts: tuple[ExtractedDocument, ...] = ()  # documents inside this file, each kept as one
+    # A text file's words as written, after its front matter: what a note says, shown whole
+    # and edited whole (its segments are cut for search and lose the blank lines and markup).
+    written: str = ""
 
     @property
     def text(self) -> str:

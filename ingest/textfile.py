@@ -107,6 +107,7 @@ def extract(data: bytes, name: str) -> ExtractedDocument:
         tags=tuple(tags),
         aliases=tuple(_dedupe(aliases)),
         warnings=tuple(warnings),
+        written="\n".join(lines[body_start:]).strip("\n"),
     )
 
 

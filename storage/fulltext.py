@@ -16,7 +16,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cairn.storage.connection import Connection, placeholders
 
@@ -39,6 +39,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class TextQuery:
     expression: str  # FTS5 MATCH expression
     ranked: bool  # False: too common to rank, newest matches first
+    # The quoted words of the expression, each a MATCH of its own: how it was built, not what it
+    # asks, so two plans of the same expression are equal.
+    terms: tuple[str, ...] = field(default=(), compare=False)
 
 
 def match_expression(query: str, *, prefix_last: bool = True) -> str | None:
@@ -137,7 +140,7 @@ def plan(conn: Connection, query: str, counts: DocumentCounts | None = None) -> 
             break
         chosen.append(_quoted(term, prefix))
         total += count
-    return TextQuery(" OR ".join(chosen), ranked=total <= POSTINGS_BUDGET)
+    return TextQuery(" OR ".join(chosen), ranked=total <= POSTINGS_BUDGET, terms=tuple(chosen))
 
 
 def index(conn: Connection, seq: int, text: str) -> None:
@@ -212,6 +215,18 @@ def snippets(conn: Connection, expression: str, seqs: Sequence[int]) -> dict[int
         (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, expression, *seqs),
     )
     return {row[0]: row[1] for row in rows}
+
+
+def covering(conn: Connection, query: TextQuery, seqs: Sequence[int]) -> list[int]:
+    """Which of ``seqs`` hold every word ``query`` matches by, not just one of them."""
+    if not seqs or not query.terms:
+        return []
+    rows = conn.execute(
+        f"SELECT rowid FROM search_index WHERE search_index MATCH ? "
+        f"AND +rowid IN ({placeholders(seqs)})",
+        (" AND ".join(query.terms), *seqs),
+    )
+    return [row[0] for row in rows]
 
 
 def indexed_text(conn: Connection, seq: int) -> str | None:

@@ -274,6 +274,24 @@ class Vault:
 
     # -- facts about the file -----------------------------------------------------------------
 
+    def data_version(self) -> int | None:
+        """A number that changes whenever another connection commits to the file: another
+        program (``cairn add``, a folder watcher, an ingest child) or another ``Vault`` on it.
+        This vault's own writes never change it: it is SQLite's ``PRAGMA data_version`` asked
+        of the writer, which counts the commits of every connection but its own. The answer
+        comes from the WAL index in shared memory, so it costs the same at any size.
+
+        None while this vault is writing (the writer is in use): ask again later, rather than
+        wait behind a write."""
+        if not self._write_lock.acquire(blocking=False):
+            return None
+        try:
+            self._require_open()
+            with connection.translated(self.path):
+                return int(self._writer.execute("PRAGMA data_version").fetchone()[0])
+        finally:
+            self._write_lock.release()
+
     def integrity_problems(self) -> list[str]:
         """SQLCipher's page HMAC check plus SQLite's integrity check; empty when sound.
 

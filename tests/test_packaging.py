@@ -16,13 +16,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("app", "ui", "ingest", "storage")
+# Shipped beside the packages: the user guide the window's Help › User Guide shows.
+GUIDE = "docs/user-guide.md"
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Built from a copy, so the build leaves nothing in the source tree.
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", *PACKAGES):
+    for name in ("pyproject.toml", "README.md", "docs", *PACKAGES):
         original = ROOT / name
         if original.is_dir():
             shutil.copytree(original, source / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -60,6 +62,8 @@ def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
         if "__pycache__" not in path.parts
     }
     assert expected - names == set()
+    assert f"cairn/{GUIDE}" in names
+    assert not any(n.startswith("cairn/docs/") and n != f"cairn/{GUIDE}" for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "cairn = cairn.app.cli.main:main" in text
@@ -105,3 +109,21 @@ def test_the_installed_wheel_runs_without_the_source_tree(wheel: Path, tmp_path:
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().startswith(str(target))
     assert "verify: ok" in done.stdout
+
+    # The window's Help › User Guide finds the guide in the installed package.
+    code = (
+        "from cairn.ui.shell.help import guide_path, read_guide; "
+        "print(guide_path()); print(read_guide().splitlines()[0])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    where, first_line = done.stdout.splitlines()
+    assert where == str(target / "cairn" / GUIDE)
+    assert first_line == (ROOT / GUIDE).read_text(encoding="utf-8").splitlines()[0]

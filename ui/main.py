@@ -1,10 +1,11 @@
 """Entry point of ``cairn-desktop``: the Qt application and its one window.
 
 The style and palette are the platform's (Fusion on most Linux desktops, the native style on
-macOS and Windows), light or dark as the desktop is set; nothing in the window hard-codes a
-colour, so it follows a change of scheme while it runs. ``freeze_support`` comes first because
-ingest starts a worker process with the spawn method, which re-runs this entry point in a
-frozen (packaged) build.
+macOS and Windows), light or dark as the desktop is set, unless the person chose a theme or a
+text size in Settings › Appearance (``ui/base/appearance.py``), applied before the window shows;
+nothing in the window hard-codes a colour, so it follows a change of scheme while it runs.
+``freeze_support`` comes first because ingest starts a worker process with the spawn method,
+which re-runs this entry point in a frozen (packaged) build.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from PySide6.QtCore import QTimer, qVersion
 from PySide6.QtWidgets import QApplication
 
 from cairn.app import api
-from cairn.ui.base import ui_thread_gc
+from cairn.ui.base import appearance, ui_thread_gc
+from cairn.ui.base.preferences import Preferences
 from cairn.ui.shell.main_window import MainWindow
 
 APPLICATION_NAME = "Cairn"
@@ -59,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.pop(name, None)
     ui_thread_gc.install(app)  # before any worker starts: see that module
 
-    window = MainWindow()
+    preferences = Preferences()
+    appearance.apply_look(app, preferences.theme(), preferences.font_size())
+    window = MainWindow(preferences=preferences)
     # `cairn-desktop PATH` preselects that vault on the unlock screen.
     if len(args) > 1 and not window.session.is_open:
         window.unlock_screen.show_open(Path(args[1]).expanduser())

@@ -80,6 +80,7 @@ class Preparer:
         cut = total > len(passages) and prepared.owners
         kept_parts = prepared.owners[-1] + 1 if cut else None
         prepared.parts = parts.prepare(document, planned, self._pack)[:kept_parts]
+        prepared.body = shapes.document_body(document)
         self._embed_all(prepared, self._candidates(document))
         return prepared
 
@@ -105,7 +106,8 @@ class Preparer:
         """One call for the texts the writer would embed: the Document's searchable text, the
         new names', the parts', and for a short document each passage's."""
         short = len(prepared.passages) <= WHOLE_PASSAGES
-        texts = [searchable_text(prepared.title, "", prepared.attrs), *(c.name for c in found)]
+        document = searchable_text(prepared.title, prepared.body, prepared.attrs)
+        texts = [document, *(c.name for c in found)]
         texts += [part.searchable for part in prepared.parts]
         if short:
             texts += [prepared.passage_text(p) for p in prepared.passages]

@@ -11,10 +11,15 @@ from typing import Any
 
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.packs import Pack
+from cairn.app.text import shelves
+from cairn.app.writing.writer import MAX_BODY
 from cairn.ingest.chunking import Passage
 from cairn.ingest.document import ExtractedDocument
 
 TITLE_CHARS = 120
+# A note's text is kept whole in its Document up to the most a memory's text may hold (about
+# thirty pages, more than a note); a longer text file, a book, is read by its sections only.
+NOTE_BODY_CHARS = MAX_BODY
 # Metadata kept as the Document's attributes. A value of the first kind that does not fit is
 # reported; one of the second (a message's headers, or a note's own "created:" in front matter,
 # which was never kept before) is left out quietly.
@@ -24,6 +29,15 @@ QUIET_KEYS = ("created", "sender", "recipients", "subject")
 
 def document_title(title: str, path: Path) -> str:
     return (title or path.stem).strip()[:TITLE_CHARS] or path.name
+
+
+def document_body(document: ExtractedDocument) -> str:
+    """What a file's Document keeps as its body: a note's whole text as written (shown and
+    edited whole); nothing for other files, whose words are in their passages."""
+    if shelves.shelf_of("Document", {"media_type": document.media_type}) != shelves.NOTE:
+        return ""
+    text = document.written
+    return text if len(text) <= NOTE_BODY_CHARS else ""
 
 
 def passage_title(document_title: str, passage: Passage) -> str:

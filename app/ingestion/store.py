@@ -65,6 +65,7 @@ class Prepared:
     total_passages: int = 0  # before the passage limit
     parts: list[file_parts.PreparedPart] = field(default_factory=list)  # a mailbox's messages...
     owners: list[int] = field(default_factory=list)  # with parts: each passage's part
+    body: str = ""  # the Document's body: a note's text as written (``shapes.document_body``)
 
     def passage_text(self, passage: Passage) -> str:
         """What the writer embeds for ``passage``: its searchable text."""
@@ -144,6 +145,7 @@ class DocumentStore:
             NewMemory(
                 "Document",
                 prepared.title,
+                prepared.body,
                 attrs=prepared.attrs,
                 scope=self._scope,
                 source=planned.source,

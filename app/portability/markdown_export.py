@@ -4,7 +4,8 @@ One ``.md`` file per memory, named by its title (``file_names``), with YAML fron
 id, type, status, scope, aliases, tags, attributes, dates, retention label, source, merged ids),
 then its text, then:
 
-- ``## Passages`` in a Document: each passage under its title, with where it sits in the file
+- ``## Passages`` in a Document (not a note read from a file, whose text is its body): each
+  passage under its title, with where it sits in the file
   (page, time, lines, headings) and the links it states. Passages have no file of their own.
 - ``## Links``: a ``### <link type>`` heading per kind of link, each target as a
   ``[[file name]]`` (a link to a passage leads to its Document, to an old version to the
@@ -184,7 +185,9 @@ class _Note:
         if body:
             self.out.write(f"\n{body}\n")
         self._addenda(addenda)
-        if row["id"] in self.found.passages:
+        # A note read from a file keeps its text whole as its body: its sections would only
+        # say it again, cut up. Other files' words are in their sections alone.
+        if row["id"] in self.found.passages and not body:
             self._passages(row["id"])
         self._links(row["id"], edges)
         self._history(row["id"])

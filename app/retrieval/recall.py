@@ -22,8 +22,9 @@ from cairn.app.packs import Pack
 from cairn.app.retention.supervisor import Retention
 from cairn.app.retrieval import briefing, graph_reads
 from cairn.app.retrieval import search as retrieval
+from cairn.app.text import shelves
 from cairn.app.upkeep.scopes import Scopes
-from cairn.storage import fulltext, graph_rows, source_rows
+from cairn.storage import fulltext, graph_rows, shelf_rows, source_rows
 from cairn.storage.vault import Vault
 
 
@@ -96,6 +97,7 @@ class Recall:
         types: Sequence[str] | None,
         statuses: Sequence[str],
         limit: int,
+        shelf: str | None = None,
     ) -> list[Node]:
         """See ``MemoryService.list_memories``."""
         if not 1 <= limit <= 500:
@@ -105,7 +107,11 @@ class Recall:
             raise InvalidRequest(f"Unknown status {unknown[0]!r}.")
         chosen = self._scopes.checked(scopes)
         with self._vault.read() as conn:
-            rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
+            if shelf is None and types is not None:
+                rows = graph_rows.newest(conn, chosen, list(statuses), types, limit)
+            else:
+                wanted = shelves.shelf_filter(shelf)
+                rows = shelf_rows.newest(conn, wanted, chosen, list(statuses), limit)
         return [Node.from_row(row) for row in rows]
 
     def briefing(self, scopes: Sequence[str], today: str | None) -> Briefing:

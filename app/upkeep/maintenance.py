@@ -10,10 +10,11 @@ from typing import Any
 from cairn.app import memory_settings
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
-from cairn.app.models import PackName, SpaceCount, VaultStats, VerifyReport
+from cairn.app.models import VISIBLE_STATUSES, PackName, SpaceCount, VaultStats, VerifyReport
 from cairn.app.packs import Pack
+from cairn.app.text import shelves
 from cairn.app.upkeep import backups, receipts
-from cairn.storage import fulltext, graph_rows, records, vectors
+from cairn.storage import fulltext, graph_rows, records, shelf_rows, vectors
 from cairn.storage.vault import Vault
 
 
@@ -62,6 +63,9 @@ class Upkeep:
                     for space in vectors.spaces(conn)
                 ],
                 receipts=records.receipt_count(conn),
+                shelves=shelves.fold(
+                    shelf_rows.counts_by_type_and_media(conn, chosen, VISIBLE_STATUSES)
+                ),
             )
 
     def verify(self) -> VerifyReport:

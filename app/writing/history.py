@@ -10,6 +10,7 @@ asked for history (``include_history``) or for the state of things at a time (``
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import replace
 
 from cairn.app.clock import now_iso
@@ -47,6 +48,7 @@ class HistoryKeeper:
         scopes: list[str],
         *,
         carry_links: bool = True,
+        not_carried: Sequence[str] = (),
     ) -> History:
         """``supersede`` within a write transaction the caller holds (an edit writes the new
         version and supersedes the old one in one).
@@ -56,7 +58,9 @@ class HistoryKeeper:
         memory, not about one wording of it: the note a reading list points at is still that
         note once edited. The old version keeps its own, so the graph as it stood (``as_of``)
         still walks them; ``graph.get`` shows a link to the newest version only. An ingest of
-        a changed file says False: the new file's text states its own links and passages."""
+        a changed file says False: the new file's text states its own links and passages.
+        ``not_carried``: kinds of link left with the old version (an edited note file's
+        sections: the new text has its own)."""
         if old_id == new_id:
             raise InvalidRequest("A memory cannot supersede itself.")
         rows = {r["id"]: r for r in graph_rows.nodes_by_ids(conn, [old_id, new_id], scopes)}
@@ -112,7 +116,7 @@ class HistoryKeeper:
             },
         )
         if carry_links:
-            graph_rows.copy_edges(conn, old_id, new_id, (EDGE,))
+            graph_rows.copy_edges(conn, old_id, new_id, (EDGE, *not_carried))
         dedup_rows.close_review_items_of(conn, old_id, "superseded", at)
         receipts.append(conn, "supersede", {"nodes": 2})
         return self._history(conn, new_id, scopes)

@@ -4,22 +4,44 @@ in one transaction (either both happen or neither)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from cairn.app.errors import InvalidRequest, NodeNotFound
-from cairn.app.models import History
+from cairn.app.models import History, Node
 from cairn.app.retrieval.recall import Recall
+from cairn.app.text import shelves
 from cairn.app.writing.history import HistoryKeeper
 from cairn.app.writing.writer import NewMemory, Writer
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
 
 
+class NoteFileEditor(Protocol):
+    """Edits a note Cairn read from a file (``ingestion/note_edits.py``): its text is read
+    again as the file's, into new sections."""
+
+    def revise(
+        self,
+        old: Node,
+        title: str,
+        body: str,
+        chosen: list[str],
+        attrs: Mapping[str, Any] | None = None,
+    ) -> History: ...
+
+
 class Revisions:
-    def __init__(self, writer: Writer, history: HistoryKeeper, recall: Recall) -> None:
+    def __init__(
+        self,
+        writer: Writer,
+        history: HistoryKeeper,
+        recall: Recall,
+        note_files: NoteFileEditor | None = None,
+    ) -> None:
         self._writer = writer
         self._history = history
         self._recall = recall
+        self._note_files = note_files
 
     def revise(
         self,
@@ -36,6 +58,8 @@ class Revisions:
         if not found.nodes:
             raise NodeNotFound(node_id)
         old = found.nodes[0].node
+        if self._note_files is not None and shelves.is_note_file(old.type, old.attrs):
+            return self._note_files.revise(old, title, body, chosen, attrs)
         versions: list[History] = []
 
         def supersede(conn: Connection, row: NodeRow) -> None:

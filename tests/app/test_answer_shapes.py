@@ -331,6 +331,7 @@ def test_the_statistics(service: MemoryService) -> None:
         "nodes_by_type": {"Note": "int"},
         "pack": {"name": "str", "version": "int"},
         "receipts": "int",
+        "shelves": {"Note": "int"},
         "vault": "str",
         "vector_search": "bool",
     }
@@ -340,6 +341,7 @@ def test_the_statistics(service: MemoryService) -> None:
         "nodes_by_scope": {},
         "nodes_by_status": {},
         "nodes_by_type": {},
+        "shelves": {},
     }
 
 

@@ -193,6 +193,14 @@ def test_the_bundled_window_opens_and_closes(home: Path, platform: str) -> None:
 
 
 @needs_bundle
+def test_the_bundle_carries_the_user_guide_where_help_looks() -> None:
+    # Help finds it beside cairn/ui (ui/shell/help.py), which the bundle keeps in _internal.
+    bundled = BUNDLE / "_internal" / "cairn" / "docs" / "user-guide.md"
+    guide = PROJECT_ROOT / "docs" / "user-guide.md"
+    assert bundled.read_text(encoding="utf-8") == guide.read_text(encoding="utf-8")
+
+
+@needs_bundle
 def test_the_bundle_puts_itself_in_the_application_menu(home: Path) -> None:
     _ok(_run(home, BUNDLE / "install-desktop", str(CAIRN_DESKTOP)))
     entry = home / "share" / "applications" / "org.example.cairn.desktop"

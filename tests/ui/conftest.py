@@ -8,6 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,9 @@ from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.service import MemoryService
 from cairn.storage.vault import Vault
 from cairn.ui.base import ui_thread_gc
+from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
+from cairn.ui.shell.main_window import MainWindow
 from tests.conftest import PASSPHRASE
 
 
@@ -46,3 +49,14 @@ def open_session(
     session.service, session.path = service, tmp_path / "vault.cairn"
     yield session
     session.lock()
+
+
+@pytest.fixture
+def window(qtbot: Any, open_session: Session) -> Iterator[MainWindow]:
+    """The real window on ``open_session``, shown."""
+    main = MainWindow(open_session, Preferences())
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitExposed(main)
+    yield main
+    main.close()

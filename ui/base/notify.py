@@ -1,7 +1,7 @@
-"""How the window tells the person things: an inline notice next to what went wrong, and a
-desktop notification when long work finishes (the system tray's balloon when the desktop has a
-tray, otherwise the window's status bar). Also the window's icon, drawn here so the app needs no
-image files.
+"""How the window tells the person things: an inline notice next to what went wrong, a line
+that shows only while it has something to say, and a desktop notification when long work
+finishes (the balloon of the window's tray icon when the desktop has a tray, and the window's
+status bar). Also the window's icon, drawn here so the app needs no image files.
 """
 
 from __future__ import annotations
@@ -56,16 +56,26 @@ class NoticeLabel(QWidget):
         self.setVisible(bool(text))
 
 
-class DesktopNotifier:
-    """``notify(title, text)``: a tray balloon where the desktop has a tray, else a status bar
-    message. The tray icon exists only for as long as notifications need it."""
+class QuietLine(QLabel):
+    """A line of words, wrapped, that takes no room while it has nothing to say."""
 
-    def __init__(self, status_bar: QStatusBar, icon: QIcon) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setVisible(False)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setVisible(bool(text))
+
+
+class DesktopNotifier:
+    """``notify(title, text)``: a balloon of the window's tray icon where the desktop has a
+    tray that shows messages, and always a status bar message."""
+
+    def __init__(self, status_bar: QStatusBar, tray: QSystemTrayIcon | None = None) -> None:
         self._status_bar = status_bar
-        self._tray: QSystemTrayIcon | None = None
-        if QSystemTrayIcon.isSystemTrayAvailable() and QSystemTrayIcon.supportsMessages():
-            self._tray = QSystemTrayIcon(icon, status_bar)
-            self._tray.setToolTip("Cairn")
+        self._tray = tray if tray is not None and QSystemTrayIcon.supportsMessages() else None
 
     @property
     def uses_tray(self) -> bool:
@@ -73,7 +83,6 @@ class DesktopNotifier:
 
     def notify(self, title: str, text: str) -> None:
         if self._tray is not None:
-            self._tray.show()
             self._tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Information)
         # The status bar says it too: the balloon vanishes, the window keeps the last word.
         self._status_bar.showMessage(f"{title}: {text}", STATUS_MESSAGE_MS)

@@ -1,13 +1,14 @@
 """Machine preferences of the window: recent vaults, auto-lock, OCR languages, the Whisper
-folder, the graph server switch, window geometry. They belong to this computer, not to a vault
-(a vault's own settings, like the dedup bands, live inside the vault and come from
-``MemoryService.settings``).
+folder, the theme and text size, the last backup folder, the graph server switch, window
+geometry. They belong to this computer, not to a vault (a vault's own settings, like the dedup
+bands, live inside the vault and come from ``MemoryService.settings``).
 
-Only paths, numbers and window layout are stored here, never the text of a memory: the file is
-plain. It is an INI file in the platform's config folder (``~/.config/cairn`` on Linux; folder
-0700, file 0600), found through platformdirs on every construction rather than through
-QSettings' own search path, which Qt computes once per process: that way a test that points
-``XDG_CONFIG_HOME`` at a temp folder really gets a fresh file.
+Only paths, numbers, names of choices and window layout are stored here, never the text of a
+memory: the file is plain. It is an INI file in the platform's config folder
+(``~/.config/cairn`` on Linux; folder 0700, file 0600), found through platformdirs on every
+construction rather than through QSettings' own search path, which Qt computes once per
+process: that way a test that points ``XDG_CONFIG_HOME`` at a temp folder really gets a fresh
+file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from cairn.app import api
 from cairn.app.api import DEFAULT_PORT
+from cairn.ui.base import appearance
 
 RECENT_VAULT_LIMIT = 8
 DEFAULT_AUTOLOCK_MINUTES = 10
@@ -106,6 +108,37 @@ class Preferences:
 
     def set_whisper_model_dir(self, folder: str | None) -> None:
         self._settings.setValue("ingest/whisper_model_dir", folder or "")
+        self._settings.sync()
+
+    # -- appearance ---------------------------------------------------------------------------
+
+    def theme(self) -> str:
+        """``system``, ``light`` or ``dark`` (see ``appearance.THEMES``)."""
+        value = str(self._settings.value("appearance/theme", appearance.DEFAULT_THEME))
+        return value if value in appearance.THEMES else appearance.DEFAULT_THEME
+
+    def set_theme(self, theme: str) -> None:
+        self._settings.setValue("appearance/theme", theme)
+        self._settings.sync()
+
+    def font_size(self) -> str:
+        """A named text size (see ``appearance.FONT_SIZES``)."""
+        value = str(self._settings.value("appearance/font_size", appearance.DEFAULT_FONT_SIZE))
+        return value if value in appearance.FONT_SIZES else appearance.DEFAULT_FONT_SIZE
+
+    def set_font_size(self, size: str) -> None:
+        self._settings.setValue("appearance/font_size", size)
+        self._settings.sync()
+
+    # -- backups ------------------------------------------------------------------------------
+
+    def backup_folder(self) -> str | None:
+        """The folder the last backup from the window went to (offered for the next one)."""
+        value = self._settings.value("backup/folder", "")
+        return str(value) if value else None
+
+    def set_backup_folder(self, folder: str) -> None:
+        self._settings.setValue("backup/folder", folder)
         self._settings.sync()
 
     # -- graph server -------------------------------------------------------------------------

@@ -4,7 +4,9 @@ Opening and creating run in a worker (deriving the key and loading the model tak
 second); ``unlocked`` and ``locked`` tell the panels to fill themselves or to forget what they
 show. The vector index goes on loading after ``unlocked`` (searches answer from the words until
 then, and say so); ``vectors_loaded`` says when it is in. Locking closes the service, which
-closes the connections and drops the key.
+closes the connections and drops the key; ``lock_reason`` says why it locked, for the unlock
+screen (idle time, Ctrl+L), and is empty when it did not lock on its own or by the person's
+asking (another vault opened, the window closed).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Session(QObject):
         super().__init__(parent)
         self.service: MemoryService | None = None
         self.path: Path | None = None
+        self.lock_reason = ""  # why the vault last locked, in words; cleared by an unlock
 
     @property
     def is_open(self) -> bool:
@@ -44,11 +47,13 @@ class Session(QObject):
         path.parent.mkdir(parents=True, exist_ok=True)
         return self._start(api.create_vault, path, passphrase)
 
-    def lock(self) -> None:
+    def lock(self, reason: str = "") -> None:
         """Close the service: its connections close and the key is wiped. A write in flight
-        (an ingest batch) finishes its transaction first; the vault waits for it."""
+        (an ingest batch) finishes its transaction first; the vault waits for it. ``reason``
+        is what the unlock screen says about it (no memory text: it is shown while locked)."""
         if self.service is None:
             return
+        self.lock_reason = reason
         self.about_to_lock.emit()
         service, self.service = self.service, None
         service.close()
@@ -58,6 +63,7 @@ class Session(QObject):
         def opened(service: MemoryService) -> None:
             self.lock()
             self.service, self.path = service, path
+            self.lock_reason = ""
             self.unlocked.emit(service)
             if service.vectors_loading:
                 run_in_worker(service.wait_for_vectors, on_done=lambda _: loaded(service))

@@ -35,9 +35,10 @@ class Loaded:
     history: History | None
 
 
-def load_detail(service: MemoryService, node_id: str) -> Loaded:
+def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loaded:
+    """A memory with its history; ``use``: it counts as used (the person opened it)."""
     scopes = service.scopes()
-    got = service.get([node_id], scopes=scopes)
+    got = service.get([node_id], scopes=scopes, use=use)
     if not got.nodes:
         return Loaded(node_id, None, None)
     detail = got.nodes[0]

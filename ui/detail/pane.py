@@ -164,12 +164,21 @@ class DetailPane(QWidget):
         loaded = self._loaded
         return loaded.detail.node.id if loaded and loaded.detail else None
 
-    def show_node(self, node_id: str) -> None:
+    @property
+    def wanted_node_id(self) -> str | None:
+        """The memory asked for last (shown, or on its way): what a reload loads."""
+        return self._wanted
+
+    def show_node(self, node_id: str, *, use: bool = True) -> None:
+        """Load and show a memory; ``use``: the person opened it, which counts for retention
+        (the window coming back after an unlock shows it again without counting)."""
         self._wanted = node_id
         self.notice.clear()
-        self.reload()
+        self.reload(use=use)
 
-    def reload(self) -> None:
+    def reload(self, *, use: bool = False) -> None:
+        """Load the memory asked for again: after writes here or by another program, which
+        are not uses of it."""
         self._reload_later.stop()
         service = self._session.service
         if service is None or self._wanted is None:
@@ -181,6 +190,7 @@ class DetailPane(QWidget):
             detail_actions.load_detail,
             service,
             self._wanted,
+            use,
             on_done=lambda loaded: self._show(generation, loaded),
             on_failed=lambda text: self._load_failed(generation, text),
         )

@@ -6,8 +6,7 @@ that file now (waiting, reading page 12 of 80, transcribing 03:10 of 41:00, savi
 what came of it (added, failed and why, not read); a bar by bytes with the files and bytes
 counted and, once the run can tell it honestly, the time left; the stage in words; and Stop.
 The run reads text first, pictures and recordings last, and saves as it goes: the library
-grows while it runs (the panel tells the session, ``session.changed``, at most once a
-``CHANGED_EVERY_MS``).
+grows while it runs (``announce`` tells the session what the run stored).
 
 Stop says "Stopping…" at once: the file being read is let go, what was read is kept, and the
 files not read say so. A run that did not finish (stopped, or cut short by a lock or a crash)
@@ -18,6 +17,9 @@ Paths given while a run is going are queued, not refused: a person who drops a s
 expects it to be added. They are read together in one run once the current run ends (and let
 go, with a word, if the person stops the run or locks the vault).
 
+After an unlock the panel shows the last run again, its files and summary (``view`` before the
+lock, ``restore`` after); a run the lock stopped says so, and Resume is offered for it.
+
 Watched folders (``watched_folders``) are listed below the runs; each batch of their changes
 is a run of its own here, and batches that come while a run goes are merged into one.
 
@@ -27,10 +29,11 @@ signal, so widgets are only touched on the UI thread (STYLE 13, 14).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -48,21 +51,37 @@ from cairn.app.api import (
     MemoryService,
     WatchBatch,
 )
+from cairn.ui.base.notify import QuietLine
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
+from cairn.ui.ingest.announce import StoredAnnouncer
 from cairn.ui.ingest.earlier import EarlierFailuresBox
 from cairn.ui.ingest.resume import ResumeBar
 from cairn.ui.ingest.rows import FileList
-from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
+from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox, merged_batches
 from cairn.ui.ingest.words import STAGE_WORDS, human_size, stage_line, summarize, time_left
 
 IDLE_TEXT = "Drop files or folders anywhere on the window, or use File › Add, to add them."
 BAR_STEPS = 1000  # the bar counts thousandths: a byte count overflows a QProgressBar's int
 STOP_TEXT = "Stop"
-# Memories written during a run are announced at most this often: the lists and counts that
-# refresh on ``session.changed`` show the run's files arriving, not a flicker per file.
-CHANGED_EVERY_MS = 1500
+STOPPED_BY_LOCK = (
+    "The vault was locked while files were being added: what was saved before is kept, and "
+    "Resume adds the rest."
+)
+
+
+@dataclass(frozen=True)
+class IngestView:
+    """What the panel showed of the last run, to show again after an unlock: its summary and
+    counts, the finished run's files and report, and whether a run was going when the vault
+    locked."""
+
+    summary: str
+    counts: str
+    run: tuple[list[Path], IngestReport] | None
+    interrupted: bool
+    bar: int = 0  # how far the bar was, in BAR_STEPS: a stopped run's is not full
 
 
 class IngestPanel(QWidget):
@@ -83,11 +102,10 @@ class IngestPanel(QWidget):
         self.watching = FolderWatching(session, self.start_watched, self)
         self._scanned = 0
         self._busy_text: str | None = None
+        self._roots: list[Path] = []  # the files and folders of the current run
+        self._last_run: tuple[list[Path], IngestReport] | None = None  # the last one finished
         self._last: IngestProgress | None = None  # the run's last event
-        self._changed_soon = QTimer(self)
-        self._changed_soon.setSingleShot(True)
-        self._changed_soon.setInterval(CHANGED_EVERY_MS)
-        self._changed_soon.timeout.connect(self._announce_changes)
+        self._announcer = StoredAnnouncer(session, self)
         self._build()
         session.unlocked.connect(self._on_unlocked)
         session.about_to_lock.connect(self._stop_for_lock)
@@ -111,11 +129,10 @@ class IngestPanel(QWidget):
         )
         self._cancel.setEnabled(False)
         self._cancel.clicked.connect(self.cancel)
-        self._waiting = _Line()
+        self._waiting = QuietLine()
         self._files = FileList()
         self._files.open_requested.connect(self.open_requested)
-        self._summary = _Line()
-        self._summary.setWordWrap(True)
+        self._summary = QuietLine()
         self._summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.resume_bar = ResumeBar(self._session, lambda: self._running)
         self.resume_bar.resume_requested.connect(self.resume)
@@ -171,7 +188,7 @@ class IngestPanel(QWidget):
         if service is None:
             return
         if self._running:
-            self._batches[batch.scope] = _merged(self._batches.get(batch.scope), batch)
+            self._batches[batch.scope] = merged_batches(self._batches.get(batch.scope), batch)
             self._show_waiting()
             return
         self._begin(list(batch.folders), service, batch=batch)
@@ -230,7 +247,30 @@ class IngestPanel(QWidget):
 
     @property
     def counts_text(self) -> str:
+        """The files and bytes done, as shown under the bar."""
         return self._counts.text()
+
+    def view(self) -> IngestView:
+        """The last run as shown, for ``restore`` after an unlock."""
+        counts = "" if self._running else self._counts.text()
+        return IngestView(
+            self._summary.text(), counts, self._last_run, self._running, self._bar.value()
+        )
+
+    def restore(self, view: IngestView) -> None:
+        """Show the last run again, unless a run already started (a watched folder's)."""
+        if self._running:
+            return
+        if view.run is not None:
+            roots, report = view.run
+            self._last_run = view.run
+            self._files.begin_run(roots)
+            self._files.apply(report)
+            self._bar.setValue(view.bar)
+            self._stage.setText("Stopped." if report.cancelled else "Done.")
+            self._counts.setText(view.counts)
+        summary = f"{STOPPED_BY_LOCK} {view.summary}" if view.interrupted else view.summary
+        self._summary.setText(summary.strip())
 
     @property
     def waiting_text(self) -> str:
@@ -254,7 +294,8 @@ class IngestPanel(QWidget):
     ) -> None:
         self._forget()
         self.resume_bar.clear()
-        self._files.begin_run([Path(p).expanduser().resolve() for p in paths])
+        self._roots = [Path(p).expanduser().resolve() for p in paths]
+        self._files.begin_run(self._roots)
         self._run += 1
         run = self._run
         self._running = True
@@ -301,8 +342,8 @@ class IngestPanel(QWidget):
             return
         self._files.show_event(event)
         self._files.settle(event.settled)
-        if event.stored and not self._changed_soon.isActive():
-            self._changed_soon.start()
+        if event.stored:
+            self._announcer.stored()
         if not self._stopping:  # else keep saying that it is stopping
             self._stage.setText(stage_line(event))
         self._last = event
@@ -317,6 +358,7 @@ class IngestPanel(QWidget):
         if run != self._run:
             return
         self._files.apply(report)
+        self._last_run = (self._roots, report)
         if not report.cancelled:  # a stopped run's bar stays where the run got to
             self._bar.setRange(0, BAR_STEPS)
             self._bar.setValue(BAR_STEPS)
@@ -349,15 +391,10 @@ class IngestPanel(QWidget):
         self._set_busy(None)
         if self._last is not None:
             self._show_counts(self._last, final=True)
-        self._announce_changes()  # even a stopped or failed run may have added files
+        self._announcer.now()  # even a stopped or failed run may have added files
         self._earlier.refresh()
         if not (self._queue or self._batches):
             self.resume_bar.refresh()
-
-    def _announce_changes(self) -> None:
-        self._changed_soon.stop()
-        if self._session.service is not None:
-            self._session.changed.emit()
 
     def _start_queued(self) -> None:
         service = self._session.service
@@ -419,6 +456,7 @@ class IngestPanel(QWidget):
     def _forget(self, *_: object) -> None:
         """Clear what the last run showed (file names are the person's, like memories)."""
         self._files.begin_run([])
+        self._last_run = None
         self._scanned = 0
         self._last = None
         self._counts.setText("")
@@ -446,7 +484,7 @@ class IngestPanel(QWidget):
         self._token = None
         self._queue.clear()
         self._batches.clear()
-        self._changed_soon.stop()
+        self._announcer.stop()
         self._show_waiting()
         self._cancel.setText(STOP_TEXT)
         self._cancel.setEnabled(False)
@@ -454,28 +492,6 @@ class IngestPanel(QWidget):
         self.resume_bar.clear()
         self._earlier.clear()
         self._set_busy(None)
-
-
-class _Line(QLabel):
-    """A line of words that takes no room while it has nothing to say."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setVisible(False)
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        self.setVisible(bool(text))
-
-
-def _merged(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:
-    """Two batches of one scope as one run: a folder caught up whole covers its changes."""
-    if waiting is None:
-        return batch
-    folders = tuple(sorted({*waiting.folders, *batch.folders}))
-    if waiting.changed is None or batch.changed is None:
-        return WatchBatch(batch.scope, folders, None)
-    return WatchBatch(batch.scope, folders, tuple(sorted({*waiting.changed, *batch.changed})))
 
 
 def extraction_preferences() -> tuple[list[str] | None, str | None]:

@@ -4,7 +4,8 @@ An application-wide event filter restarts a timer on every key press, click, whe
 and mouse move in any of the app's windows; when the timer runs out the session locks (the
 service closes, the key is dropped, the panels forget what they showed). While long work runs
 (an ingest, a rebuild) the lock waits for it: closing the vault under a running worker would
-make it fail half-way. It checks again shortly and locks as soon as the work is done.
+make it fail half-way. It checks again shortly and locks as soon as the work is done. The lock
+says why ("Locked after 10 minutes without use"), for the unlock screen.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from cairn.ui.base.session import Session
 
 MS_PER_MINUTE = 60_000
+MS_PER_SECOND = 1_000
 BUSY_RECHECK_MS = 30_000
 
 _INPUT_EVENTS = frozenset(
@@ -94,4 +96,17 @@ class AutoLock(QObject):
         if self._is_busy():
             self.timer.start(min(self._interval_ms, BUSY_RECHECK_MS))
             return
-        self.session.lock()
+        self.session.lock(idle_reason(self._interval_ms))
+
+
+def idle_reason(interval_ms: int) -> str:
+    """Why the vault locked after ``interval_ms`` without use, as the unlock screen says it."""
+    minutes, rest = divmod(interval_ms, MS_PER_MINUTE)
+    if minutes and not rest:
+        return f"Locked after {_count(minutes, 'minute')} without use"
+    seconds = max(1, round(interval_ms / MS_PER_SECOND))  # the short times tests set
+    return f"Locked after {_count(seconds, 'second')} without use"
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}" if number == 1 else f"{number} {unit}s"

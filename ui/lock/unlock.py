@@ -4,6 +4,8 @@ Opening derives the key and loads the model, about a second: it runs in a worker
 session while a busy bar moves, so the window never freezes. A wrong passphrase says so (the
 sentence comes from the vault) and leaves everything in place to try again. Passphrases are
 cleared from the fields as soon as the vault is open; only the vault's path is remembered.
+After a lock it says why the vault locked (idle time, Ctrl+L), and nothing of what the vault
+holds: the screen is what anyone at the computer sees.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ CARD_WIDTH = 480
 class UnlockScreen(QWidget):
     remember_open: QCheckBox
     remember_create: QCheckBox
+    lock_notice: NoticeLabel
     open_notice: NoticeLabel
     create_notice: NoticeLabel
     # A sentence for the window's status bar, about what happened after the screen was left
@@ -102,6 +105,7 @@ class UnlockScreen(QWidget):
             box.setToolTip(keyring_problem or "Unlock without typing it, while you are logged in.")
 
         session.unlocked.connect(self._unlocked)
+        session.locked.connect(self._locked)
         session.failed.connect(self._failed)
         self.reload_recent()
 
@@ -109,6 +113,8 @@ class UnlockScreen(QWidget):
 
     def _build_open_page(self) -> QWidget:
         page = QWidget()
+        self.lock_notice = NoticeLabel()
+        self.lock_notice.setAccessibleName("Why the vault locked")
         self.vault_choice = QComboBox()
         self.vault_choice.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -138,6 +144,7 @@ class UnlockScreen(QWidget):
         vault_label.setBuddy(self.vault_choice)
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
+        form.addRow(self.lock_notice)
         form.addRow(vault_label, row)
         form.addRow("&Passphrase:", self.passphrase)
         form.addRow("", self.remember_open)
@@ -300,7 +307,14 @@ class UnlockScreen(QWidget):
         self.busy_label.setVisible(busy)
         self.pages.setEnabled(not busy)
 
+    def _locked(self) -> None:
+        if self.session.lock_reason:
+            self.lock_notice.show_info(self.session.lock_reason)
+        else:
+            self.lock_notice.clear()
+
     def _unlocked(self, service: MemoryService) -> None:
+        self.lock_notice.clear()
         if self._busy_with is None:
             return  # opened by someone else (a test, another screen): nothing of ours to tidy
         vault = self._busy_with

@@ -109,6 +109,16 @@ class LibrarySidebar(QWidget):
             self._selected = chosen
             self.filter_changed.emit(chosen)
 
+    def restore(self, chosen: SearchFilter) -> None:
+        """Pick ``chosen`` again after an unlock, without announcing it (the search panel
+        restores its own filter); the counts' rebuild falls back to All if it is gone."""
+        self._selected = chosen
+        item = self._item_for(filter_key(chosen))
+        if item is not None:
+            self.tree.blockSignals(True)
+            self.tree.setCurrentItem(item)
+            self.tree.blockSignals(False)
+
     def refresh(self) -> None:
         self._refresh_later.stop()
         service = self._session.service
@@ -131,6 +141,7 @@ class LibrarySidebar(QWidget):
         self.tree.clear()
         self.tree.blockSignals(False)
         self._counts = {}
+        self._selected = SearchFilter()  # the next vault starts with everything
         self.setToolTip("")
 
     # -- showing ------------------------------------------------------------------------------

@@ -45,6 +45,16 @@ NOTHING_YET = "No memories yet: drop files here or press Ctrl+N."
 
 
 @dataclass(frozen=True)
+class SearchView:
+    """What the panel showed, to show again after an unlock: the field's text, the filter,
+    and the key of the selected row (None when none was)."""
+
+    query: str
+    filter: SearchFilter
+    selected: str | None
+
+
+@dataclass(frozen=True)
 class Listing:
     """What the list shows for one query and filter: rows, a heading above them, and the
     sentence shown instead of the list when there are no rows."""
@@ -161,6 +171,7 @@ class SearchPanel(QWidget):
         self._generation = 0
         self.shown_query: str | None = None  # None while nothing is listed
         self._awaiting_vectors = False
+        self._select_when_shown: str | None = None  # a row to select in the next listing
 
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("Search your memories (Ctrl+K)")
@@ -192,6 +203,7 @@ class SearchPanel(QWidget):
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self.refresh)
         self.search_field.textChanged.connect(self._debounce.start)
+        self.search_field.textEdited.connect(self._forget_restored_row)
         self.search_field.returnPressed.connect(self._return_pressed)
         self.results_view.activated.connect(self._open_index)
         self.results_view.clicked.connect(self._open_index)
@@ -222,6 +234,22 @@ class SearchPanel(QWidget):
     def current_filter(self) -> SearchFilter:
         return self._filter
 
+    def view(self) -> SearchView:
+        """The field's text, the filter and the selected row, as ``restore`` takes them."""
+        current = self.results_view.currentIndex().data(ROW_ROLE)
+        selected = current.key if isinstance(current, ResultRow) else None
+        return SearchView(self.search_field.text(), self._filter, selected)
+
+    def restore(self, view: SearchView) -> None:
+        """Show ``view`` again: its text in the field, its filter, and its row selected once
+        the list is in (without opening it: the detail pane comes back on its own)."""
+        self.search_field.blockSignals(True)  # one query for the restored text, not two
+        self.search_field.setText(view.query)
+        self.search_field.blockSignals(False)
+        self._filter = normalized_filter(view.filter)
+        self._select_when_shown = view.selected
+        self.refresh()
+
     def refresh(self) -> None:
         """Run the field's query (or the filter's listing) now, in a worker."""
         self._debounce.stop()
@@ -246,6 +274,8 @@ class SearchPanel(QWidget):
         dropped when they arrive."""
         self._generation += 1
         self._debounce.stop()
+        self._filter = normalized_filter(None)  # the next vault starts with everything
+        self._select_when_shown = None
         self.search_field.blockSignals(True)
         self.search_field.clear()
         self.search_field.blockSignals(False)
@@ -262,9 +292,13 @@ class SearchPanel(QWidget):
         if generation != self._generation:
             return  # a newer query was started after this one: its results are stale
         current = self.results_view.currentIndex().data(ROW_ROLE)
+        wanted = current.key if isinstance(current, ResultRow) else self._select_when_shown
         self.model.set_rows(listing.rows)
-        if isinstance(current, ResultRow):
-            self._reselect(current.key)
+        found = wanted is not None and self._reselect(wanted)
+        if found or not listing.awaiting_vectors:
+            # Answered from the words alone while the vectors load, a restored row may be
+            # among the matches by meaning that join in a moment: it waits for those.
+            self._select_when_shown = None
         heading = " ".join(part for part in (listing.heading, *listing.notes) if part)
         self.heading.setText(heading)
         self.heading.setVisible(bool(heading) and bool(listing.rows))
@@ -273,6 +307,10 @@ class SearchPanel(QWidget):
         self.shown_query = listing.query
         self._awaiting_vectors = listing.awaiting_vectors
         self.results_shown.emit(listing.query)
+
+    def _forget_restored_row(self) -> None:
+        """The person typed: a row restored after the unlock is no longer what they want."""
+        self._select_when_shown = None
 
     def _vectors_loaded(self) -> None:
         """The list answered from the words alone while the vectors loaded: ask again, so
@@ -288,15 +326,17 @@ class SearchPanel(QWidget):
         self.empty_label.setText(f"The search did not work: {text}")
         self._stack.setCurrentWidget(self.empty_label)
 
-    def _reselect(self, key: str) -> None:
-        """Keep the selected row selected when the list is refreshed under it."""
+    def _reselect(self, key: str) -> bool:
+        """Keep the selected row selected when the list is refreshed under it; False when
+        the list no longer has it."""
         for number, row in enumerate(self.model.rows()):
             if row.key == key:
                 selection = self.results_view.selectionModel()
                 selection.blockSignals(True)  # re-selecting is not asking to open it again
                 self.results_view.setCurrentIndex(self.model.index(number))
                 selection.blockSignals(False)
-                return
+                return True
+        return False
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -324,16 +364,28 @@ class SearchPanel(QWidget):
         self._open_index(index if index.isValid() else self.model.index(0))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Down in the search field moves into the results, as in a browser's address bar."""
+        """Keys of the search field: Down moves into the results, as in a browser's address
+        bar; Esc clears the search, and in an empty field moves to the results."""
         if (
             watched is self.search_field
             and event.type() == QEvent.Type.KeyPress
             and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Down
-            and self.model.rowCount() > 0
         ):
-            self.results_view.setFocus(Qt.FocusReason.TabFocusReason)
-            if not self.results_view.currentIndex().isValid():
-                self.results_view.setCurrentIndex(self.model.index(0))
-            return True
+            if event.key() == Qt.Key.Key_Down and self.model.rowCount() > 0:
+                self._focus_results()
+                return True
+            if event.key() == Qt.Key.Key_Escape:
+                self._escape()
+                return True
         return super().eventFilter(watched, event)
+
+    def _escape(self) -> None:
+        if self.search_field.text():
+            self.search_field.clear()  # the listing of the library's choice comes back
+        elif self.model.rowCount() > 0:
+            self._focus_results()
+
+    def _focus_results(self) -> None:
+        self.results_view.setFocus(Qt.FocusReason.TabFocusReason)
+        if not self.results_view.currentIndex().isValid():
+            self.results_view.setCurrentIndex(self.model.index(0))

@@ -1,11 +1,13 @@
-"""Settings: the passphrase, auto-lock, the vault's memory settings (dedup bands and switches,
-each with its help text), how files are read, the watched folders, the embedder, and the graph
-server.
+"""Settings: the window's look, the passphrase and auto-lock, the vault's memory settings
+(plain questions first, the numbers under Advanced), backups, how files are read, the watched
+folders, the embedder, and the graph server. The pages are listed on the left, as desktop
+settings list them, so any number of them fits; each page scrolls when the window is small.
 
 Two kinds of setting live here and the dialog keeps them apart: the vault's own (read with
 ``MemoryService.settings``, changed with ``change_setting``, so the vault behaves the same on any
 machine) and this computer's preferences (``Preferences``). Every vault call runs in a worker.
-OK and Apply save both; the passphrase and the vector rebuild are actions with their own button.
+OK and Apply save both; the passphrase, the backup and the vector rebuild are actions with their
+own button. The look applies at once, and Cancel puts it back.
 """
 
 from __future__ import annotations
@@ -13,39 +15,43 @@ from __future__ import annotations
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QListWidget,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
-    QTabWidget,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from cairn.app.api import SETTINGS, InvalidRequest, MemoryService, VaultStats
+from cairn.app.api import InvalidRequest, MemoryService, VaultStats
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
+from cairn.ui.settings.appearance_page import AppearancePage
+from cairn.ui.settings.backup_page import BackupPage
+from cairn.ui.settings.memory_page import MemoryPage
 from cairn.ui.settings.pages import ReadingFilesPage
 from cairn.ui.settings.server_page import GraphServerPage
 from cairn.ui.settings.server_switch import GraphServerSwitch
 
-DECIMALS = 3
-HELP_TEXT_SCALE = 0.9  # the help under a field reads as secondary to the field's name
 MAX_AUTOLOCK_MINUTES = 24 * 60
+DIALOG_SIZE = QSize(820, 600)
 
 
 def apply_memory_settings(service: MemoryService, changes: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +83,7 @@ class SettingsDialog(QDialog):
     preferences_changed = Signal()
     passphrase_changed = Signal()
     vectors_rebuilt = Signal(int)
+    busy_changed = Signal(object)  # a backup's sentence while it runs, None when done
 
     def __init__(
         self,
@@ -92,23 +99,36 @@ class SettingsDialog(QDialog):
         self._loaded: dict[str, Any] = {}
         self._closing = False
         self.setWindowTitle("Settings")
-        self.setMinimumWidth(560)
 
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self._security_page(), "&Security")
-        self.tabs.addTab(self._memory_page(), "&Memory")
+        self.page_list = QListWidget()
+        self.page_list.setAccessibleName("Settings pages")
+        self.page_list.setSpacing(2)
+        self.pages = QStackedWidget()
+        self.appearance = AppearancePage(preferences)
+        self._add_page(self.appearance, "Appearance")
+        self._add_page(self._security_page(), "Security")
+        self.memory_page = MemoryPage()
+        self.memory_page.setEnabled(False)  # until the vault's values are in
+        self._add_page(self.memory_page, "Memory")
+        self.backup = BackupPage(session, preferences)
+        self.backup.busy_changed.connect(self.busy_changed)
+        self._add_page(self.backup, "Backup")
         self.reading_files = ReadingFilesPage(preferences)
-        self.tabs.addTab(self.reading_files, "&Reading files")
+        self._add_page(self.reading_files, "Reading files")
         # The window's watcher (the ingest panel's): the list changes what it watches.
         self.watched_folders = WatchedFoldersBox(watching) if watching else None
         if self.watched_folders is not None:
-            self.tabs.addTab(self.watched_folders, "&Watched folders")
-        self.tabs.addTab(self._search_page(), "Searc&h")
+            self._add_page(self.watched_folders, "Watched folders")
+        self._add_page(self._search_page(), "Search")
         # The window's switch: the server outlives this dialog. Without one (a dialog on its
         # own), a switch of the dialog's, which stops its server when the dialog goes.
         self.server = server or GraphServerSwitch(session, preferences, self)
         self.graph_server = GraphServerPage(self.server)
-        self.tabs.addTab(self.graph_server, "&Graph server")
+        self._add_page(self.graph_server, "Graph server")
+        self.page_list.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.page_list.setCurrentRow(0)
+        width = self.page_list.sizeHintForColumn(0) + 2 * self.page_list.frameWidth() + 16
+        self.page_list.setFixedWidth(width)
 
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok
@@ -119,12 +139,48 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.apply_button = buttons.button(QDialogButtonBox.StandardButton.Apply)
         self.apply_button.clicked.connect(lambda: self.apply(close=False))
+        sides = QHBoxLayout()
+        sides.addWidget(self.page_list)
+        sides.addWidget(self.pages, 1)
         column = QVBoxLayout(self)
-        column.addWidget(self.tabs)
+        column.addLayout(sides, 1)
         column.addWidget(buttons)
 
         session.locked.connect(self.reject)
+        fit_to_screen(self, DIALOG_SIZE)
         self._load()
+
+    # -- the pages ----------------------------------------------------------------------------
+
+    def _add_page(self, page: QWidget, name: str) -> None:
+        """A page in a scroll area: a small screen (or a large text size) scrolls it instead
+        of cutting it off or pushing the dialog past the screen."""
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setWidget(page)
+        self.pages.addWidget(area)
+        self.page_list.addItem(name)
+
+    def show_page(self, page: QWidget) -> None:
+        for index in range(self.pages.count()):
+            area = self.pages.widget(index)
+            if isinstance(area, QScrollArea) and area.widget() is page:
+                self.page_list.setCurrentRow(index)
+                return
+
+    def current_page(self) -> QWidget | None:
+        area = self.pages.currentWidget()
+        return area.widget() if isinstance(area, QScrollArea) else area
+
+    @property
+    def memory_fields(self) -> dict[str, Any]:
+        """The raw settings' fields (Memory › Advanced), by setting name."""
+        return dict(self.memory_page.fields)
+
+    @property
+    def memory_notice(self) -> NoticeLabel:
+        return self.memory_page.notice
 
     # -- pages --------------------------------------------------------------------------------
 
@@ -159,41 +215,6 @@ class SettingsDialog(QDialog):
         column.addWidget(passphrase_box)
         column.addWidget(lock_box)
         column.addStretch(1)
-        return page
-
-    def _memory_page(self) -> QWidget:
-        page = QWidget()
-        form = QFormLayout(page)
-        intro = QLabel(
-            "These belong to the vault: they travel with it to any computer. A change applies "
-            "to the next memory written."
-        )
-        intro.setWordWrap(True)
-        form.addRow(intro)
-        self.memory_fields: dict[str, QDoubleSpinBox | QComboBox] = {}
-        for name, spec in SETTINGS.items():
-            field: QDoubleSpinBox | QComboBox
-            if spec.choices:
-                field = QComboBox()
-                field.addItems(spec.choices)
-            else:
-                field = QDoubleSpinBox()
-                field.setRange(*spec.bounds)
-                field.setDecimals(DECIMALS if not spec.whole else 0)
-                field.setSingleStep(0.01 if not spec.whole else 1)
-            field.setToolTip(spec.help)
-            help_text = QLabel(spec.help[0].upper() + spec.help[1:] + ".")
-            help_text.setWordWrap(True)
-            small = help_text.font()
-            small.setPointSizeF(small.pointSizeF() * HELP_TEXT_SCALE)
-            help_text.setFont(small)
-            form.addRow(name.replace("_", " ").capitalize() + ":", field)
-            form.addRow("", help_text)
-            self.memory_fields[name] = field
-        self.memory_notice = NoticeLabel()
-        form.addRow(self.memory_notice)
-        page.setEnabled(False)  # until the vault's values are in
-        self.memory_page = page
         return page
 
     def _search_page(self) -> QWidget:
@@ -242,11 +263,7 @@ class SettingsDialog(QDialog):
 
     def _show_vault_facts(self, settings: dict[str, Any], stats: VaultStats) -> None:
         self._loaded = settings
-        for name, field in self.memory_fields.items():
-            if isinstance(field, QComboBox):
-                field.setCurrentText(str(settings[name]))
-            else:
-                field.setValue(float(settings[name]))
+        self.memory_page.show_values(settings)
         self.memory_page.setEnabled(True)
         self.embedder_label.setText(stats.embedder or "none loaded")
         self.vector_state.setText(
@@ -254,19 +271,11 @@ class SettingsDialog(QDialog):
         )
 
     def memory_changes(self) -> dict[str, Any]:
-        changes: dict[str, Any] = {}
-        for name, field in self.memory_fields.items():
-            if name not in self._loaded:
-                continue
-            if isinstance(field, QComboBox):
-                if field.currentText() != self._loaded[name]:
-                    changes[name] = field.currentText()
-            elif field.value() != round(float(self._loaded[name]), DECIMALS):
-                changes[name] = field.value()
-        return changes
+        return self.memory_page.changes(self._loaded)
 
     def apply(self, *, close: bool) -> None:
         self.preferences.set_autolock_minutes(self.autolock_minutes.value())
+        self.appearance.save()
         self.reading_files.save()
         self.preferences_changed.emit()
         changes = self.memory_changes()
@@ -284,7 +293,7 @@ class SettingsDialog(QDialog):
 
         def refused(sentence: str) -> None:
             self.apply_button.setEnabled(True)
-            self.tabs.setCurrentWidget(self.memory_page)
+            self.show_page(self.memory_page)
             self.memory_notice.show_error(sentence)
 
         call_in_worker(
@@ -295,6 +304,17 @@ class SettingsDialog(QDialog):
         self.applied.emit()
         if close:
             self.accept()
+
+    def done(self, result: int) -> None:
+        """Closing waits for a backup in flight (it is written whole or not at all), unless
+        the vault was locked; a look tried but not kept goes back."""
+        if self.backup.running and self.session.is_open:
+            self.backup.notice.show_info("The backup finishes first; then Settings closes.")
+            self.show_page(self.backup)
+            return
+        if result != QDialog.DialogCode.Accepted.value:
+            self.appearance.revert()
+        super().done(result)
 
     # -- actions ------------------------------------------------------------------------------
 

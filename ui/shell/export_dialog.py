@@ -82,9 +82,13 @@ class ExportDialog(QDialog):
         where = QHBoxLayout()
         where.addWidget(self.location, 1)
         where.addWidget(choose)
+        # A row whose field is a layout gets no buddy from the form: without one, the label
+        # would show its "&" instead of underlining the key that jumps to the field.
+        save_in = QLabel("&Save in:")
+        save_in.setBuddy(self.location)
         self._form = QFormLayout()
         self._form.addRow("&Scopes:", self.scopes)
-        self._form.addRow("&Save in:", where)
+        self._form.addRow(save_in, where)
         self._form.addRow("&New folder:", self.folder_name)
         self._form.addRow("", self.target)
         column = QVBoxLayout(self)
@@ -100,7 +104,9 @@ class ExportDialog(QDialog):
         self.location.textChanged.connect(self._update)
         self.folder_name.textChanged.connect(self._update)
         self.scopes.itemChanged.connect(self._update)
-        session.locked.connect(self.reject)
+        # Through a method of its own: a slot that overrides Qt's (``reject`` below) stays
+        # connected after the dialog is deleted, and a later lock would call into it.
+        session.locked.connect(self._vault_locked)
         self._progressed_in_worker.connect(self._progressed)
         self._running = False
         self._load_scopes()
@@ -204,6 +210,9 @@ class ExportDialog(QDialog):
             self._update()
 
         call_in_worker(self, service.scopes, on_done=listed, on_failed=self.notice.show_error)
+
+    def _vault_locked(self) -> None:
+        self.reject()
 
     def reject(self) -> None:
         if self._running and self.session.is_open:

@@ -2,8 +2,10 @@
 
 It owns what belongs to the whole window and to no panel: the menus and shortcuts, dropping
 files anywhere to add them, auto-lock, the status bar (vault, counts, work in progress, graph
-server), desktop notifications, and the layout restored from the last run. Panels are wired
-together here only through their signals and the few methods of the panel contract.
+server), desktop notifications, and the layout restored from the last run. It stays live while
+other programs write to the vault (``outside_changes``) and comes back after an unlock as it
+was before the lock (``resume``). Panels are wired together here only through their signals
+and the few methods of the panel contract.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -19,8 +21,10 @@ from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
     QKeySequence,
+    QUndoStack,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -33,6 +37,7 @@ from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultS
 from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.ingest.drops import read_drop
 from cairn.ui.ingest.words import STOPPED
@@ -41,14 +46,21 @@ from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
 from cairn.ui.shell.capture import QuickCaptureDialog
+from cairn.ui.shell.command_palette import CommandPalette
+from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
+from cairn.ui.shell.help import ShortcutsDialog, UserGuide
+from cairn.ui.shell.outside_changes import OutsideChanges
+from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
+from cairn.ui.shell.tray import WindowTray, tray_available
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 from cairn.ui.writing.inbox_item import InboxItemDialog
 from cairn.ui.writing.note_editor import NoteEditor
 
 DEFAULT_SIZE = (1280, 800)
 STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
+LOCKED_BY_HAND = "Locked (Ctrl+L)"
 ABOUT = (
     "<h3>Cairn</h3><p>A person's memory on their own computer: notes, facts, people, places "
     "and documents in one encrypted file, found again by meaning and by words.</p>"
@@ -75,7 +87,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Cairn")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
-        self.resize(*DEFAULT_SIZE)
+        fit_to_screen(self, QSize(*DEFAULT_SIZE))  # a saved layout may replace it below
+        # What a person may take back (an archive, a merge...): panels push commands here, and
+        # Edit › Undo and Redo act on it when no text field has the focus. A vault's commands
+        # mean nothing once it is locked.
+        self.undo_stack = QUndoStack(self)
+        self.session.locked.connect(self.undo_stack.clear)
 
         # Before the panels connect to the session: it must stop serving before they forget.
         self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
@@ -88,7 +105,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
 
         self._build_status_bar()
-        self.notifier = DesktopNotifier(self.statusBar(), self.windowIcon())
+        self.tray = self._build_tray()
+        self.notifier = DesktopNotifier(self.statusBar(), self.tray)
         self._build_menus()
         self.autolock = AutoLock(
             self.session,
@@ -96,6 +114,9 @@ class MainWindow(QMainWindow):
             is_busy=lambda: self._busy_text is not None,
             parent=self,
         )
+        self.outside_changes = OutsideChanges(self.session, self)
+        self.outside_changes.problem.connect(self._outside_changes_failed)
+        self.resume = Resume(self.session, self.workspace, self)
         self.retention_schedule = RetentionSchedule(self.session, self)
         self.retention_schedule.passed.connect(self._retention_passed)
         self._stats_timer = QTimer(self)
@@ -166,15 +187,21 @@ class MainWindow(QMainWindow):
             settings.setShortcut(QKeySequence("Ctrl+,"))
         file_menu.addAction(settings)
         file_menu.addSeparator()
-        quit_action = a("&Quit", self.close, standard.Quit)
+        quit_action = a("&Quit", self.quit, standard.Quit)
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(quit_action)
 
         edit_menu = self.menuBar().addMenu("&Edit")
+        self.edit_actions = EditActions(self.undo_stack, self)
+        self.edit_actions.add_to(edit_menu)
+        edit_menu.addSeparator()
         self.find_action = a("&Find", self.focus_search, "Ctrl+K", standard.Find, needs_vault=True)
         edit_menu.addAction(self.find_action)
 
         view_menu = self.menuBar().addMenu("&View")
+        self.palette_action = a("Command &Palette…", self.open_command_palette, "Ctrl+P")
+        view_menu.addAction(self.palette_action)
+        view_menu.addSeparator()
         library = self.workspace.library
         show_library = a("&Library", lambda: None, needs_vault=True)
         show_library.setCheckable(True)
@@ -195,9 +222,26 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
 
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a("User &Guide", self.open_user_guide, standard.HelpContents))
+        help_menu.addAction(a("&Keyboard Shortcuts", self.show_shortcuts))
+        help_menu.addSeparator()
         about = a("&About Cairn", self.about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(about)
+
+    def _build_tray(self) -> WindowTray | None:
+        """The tray icon, where the desktop has a tray (see ``ui/shell/tray.py``)."""
+        if not tray_available():
+            return None
+        tray = WindowTray(
+            self,
+            self.session,
+            self.windowIcon(),
+            quick_capture=self.quick_capture,
+            quit_app=self.quit,
+        )
+        tray.show()
+        return tray
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -292,6 +336,7 @@ class MainWindow(QMainWindow):
         dialog.preferences_changed.connect(
             lambda: self.autolock.set_minutes(self.preferences.autolock_minutes())
         )
+        dialog.busy_changed.connect(self.set_busy)  # auto-lock waits for a backup
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
@@ -299,11 +344,42 @@ class MainWindow(QMainWindow):
     def open_server_settings(self) -> SettingsDialog | None:
         dialog = self.open_settings()
         if dialog is not None:
-            dialog.tabs.setCurrentWidget(dialog.graph_server)
+            dialog.show_page(dialog.graph_server)
         return dialog
 
     def lock(self) -> None:
-        self.session.lock()
+        """File › Lock (Ctrl+L)."""
+        self.session.lock(LOCKED_BY_HAND)
+
+    # -- the palette, help and quitting -------------------------------------------------------
+
+    def open_command_palette(self) -> CommandPalette:
+        """View › Command Palette (Ctrl+P): every menu command, found by typing."""
+        palette = CommandPalette(self.menuBar(), self)
+        palette.popup()
+        return palette
+
+    def open_user_guide(self) -> UserGuide:
+        """Help › User Guide: the guide in a window beside this one."""
+        guide = self.findChild(UserGuide)
+        if guide is None:
+            guide = UserGuide(self)
+        guide.show()
+        guide.raise_()
+        guide.activateWindow()
+        return guide
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(self)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def quit(self) -> None:
+        """File › Quit and the tray's Quit: close the window, and with it the vault, then end
+        Cairn (a window hidden in the tray ends nothing by closing)."""
+        if self.close():
+            QApplication.quit()
 
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
@@ -365,6 +441,12 @@ class MainWindow(QMainWindow):
                 STATUS_MESSAGE_MS,
             )
 
+    def _outside_changes_failed(self, text: str) -> None:
+        self.statusBar().showMessage(
+            f"Changes made by other programs may not show until the next unlock: {text}",
+            STATUS_MESSAGE_MS,
+        )
+
     def _ingest_finished(self, report: IngestReport) -> None:
         summary = self.workspace.ingest.summary_text or "Your files are in the vault."
         if self.workspace.ingest.watched_run and not report.failed:
@@ -398,6 +480,7 @@ class MainWindow(QMainWindow):
         self.vault_label.setText("Locked")
         self.vault_label.setToolTip("")
         self.counts_label.clear()
+        self.statusBar().clearMessage()  # a message about the vault's work is not for now
         for action in self._vault_actions:
             action.setEnabled(False)
         if self.session.path is not None:
@@ -475,5 +558,6 @@ class MainWindow(QMainWindow):
         # Closing the window closes the vault: the key does not outlive the window. The graph
         # server stops first (on ``about_to_lock``), and here too if no vault was open.
         self.session.lock()
+        self.resume.forget()  # what the window showed goes with it
         self.server_switch.stop_now()
         super().closeEvent(event)

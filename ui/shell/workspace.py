@@ -23,6 +23,7 @@ from cairn.ui.search.panel import SearchPanel
 # search and the detail pane need more than a side dock would leave them.
 DOCKS = {"review": "Review", "graph": "Graph", "ingest": "Ingest"}
 DOCK_HEIGHT = 280
+DOCK_SHARE = 0.4  # of the workspace's height at most, the first time
 SPLITTER_SIZES = (220, 540, 520)
 
 
@@ -98,6 +99,8 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
 
 def size_docks(workspace: Workspace) -> None:
     """The first layout's dock height; needs the workspace on screen (a hidden main window
-    has no height to share out yet)."""
+    has no height to share out yet). On a small screen (a laptop at 200 %) the docks take
+    their share of the height, not their usual height, so the columns keep room to show."""
     dock = workspace.docks["review"]
-    workspace.window.resizeDocks([dock], [DOCK_HEIGHT], Qt.Orientation.Vertical)
+    height = min(DOCK_HEIGHT, int(workspace.window.height() * DOCK_SHARE))
+    workspace.window.resizeDocks([dock], [height], Qt.Orientation.Vertical)

@@ -27,6 +27,7 @@ from cairn.app.portability.file_names import Names, safe_stem
 from cairn.app.portability.jsonl_import import ImportRejected
 from cairn.storage import export_rows, fulltext
 from cairn.storage.sentinel import SENTINEL_ID
+from tests.app.ingest_files import pdf_bytes
 from tests.app.portability import export_vault
 from tests.app.portability.export_vault import BOTH, SECRET_BODY, SECRET_PERSON, SECRET_TITLE, Built
 from tests.conftest import Opened, create_service
@@ -314,7 +315,8 @@ def test_the_notes_ingest_reads_a_markdown_export_back_with_titles_and_links(
     assert "0111 222 333" in fact.split("## History")[1]
     assert not (folder / "Ada's phone number (2).md").exists()  # old versions have no file
     looms = (folder / "Looms.md").read_text(encoding="utf-8")
-    assert "## Passages" in looms and "*lines 5–7 · Looms › Cards*" in looms
+    # A note read from a file is written as it was, not cut into its sections again.
+    assert "## Cards\n" in looms and "## Passages" not in looms
 
     with _new_vault(tmp_path / "read-back.cairn", embedder) as (reader, _):
         ingested = reader.ingest(IngestRequest.of([folder]))
@@ -338,6 +340,20 @@ def test_the_notes_ingest_reads_a_markdown_export_back_with_titles_and_links(
         assert "Analytical Engines Ltd" in references("Ada Lovelace")
         assert {"Engines", "Punched tape"} <= references("Looms")
     assert built.secret not in _every_byte(folder)
+
+
+def test_a_pdf_is_written_with_its_passages_and_their_places(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    pages = [["The lease of the boathouse ends in March."], ["The deposit is returned in April."]]
+    scan = tmp_path / "in" / "lease.pdf"
+    scan.parent.mkdir()
+    scan.write_bytes(pdf_bytes(pages))
+    with _new_vault(tmp_path / "pdf.cairn", embedder) as (service, _):
+        service.ingest(IngestRequest.of([scan]))
+        report = service.export(tmp_path / "out", format="markdown", scopes=["personal"])
+    lease = (Path(report.path) / "lease.md").read_text(encoding="utf-8")
+    assert "## Passages" in lease and "*page 2*" in lease and "deposit is returned" in lease
 
 
 def test_file_names_are_safe_everywhere_and_unique_whatever_the_case() -> None:

@@ -1,5 +1,5 @@
-"""Auto-lock: the vault locks itself after the idle time, input keeps it open, running work
-holds it back, and zero turns it off."""
+"""Auto-lock: the vault locks itself after the idle time and says so, input keeps it open,
+running work holds it back, and zero turns it off."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLineEdit
 from cairn.storage.vault import Vault
 from cairn.ui.base.preferences import DEFAULT_AUTOLOCK_MINUTES, Preferences
 from cairn.ui.base.session import Session
-from cairn.ui.lock.autolock import MS_PER_MINUTE, AutoLock
+from cairn.ui.lock.autolock import MS_PER_MINUTE, AutoLock, idle_reason
 
 IDLE_MS = 300
 
@@ -25,9 +25,17 @@ def test_it_locks_after_the_idle_time(qtbot, open_session: Session, session_vaul
     with qtbot.waitSignal(open_session.locked, timeout=5_000):
         pass
     assert open_session.service is None
+    assert open_session.lock_reason == "Locked after 1 second without use"
     assert session_vault.closed  # the connections are closed and the key dropped
     assert not autolock.timer.isActive()
     autolock.stop_watching()
+
+
+def test_the_reason_names_the_idle_time() -> None:
+    assert idle_reason(10 * MS_PER_MINUTE) == "Locked after 10 minutes without use"
+    assert idle_reason(MS_PER_MINUTE) == "Locked after 1 minute without use"
+    assert idle_reason(90_000) == "Locked after 90 seconds without use"
+    assert idle_reason(IDLE_MS) == "Locked after 1 second without use"
 
 
 def test_typing_keeps_the_vault_open(qtbot, open_session: Session) -> None:

@@ -163,7 +163,7 @@ def test_the_status_bar_follows_the_server(qtbot, open_session: Session) -> None
     label = window.server_label
     assert label.text() == "graph server: off"
     dialog = window.open_server_settings()
-    assert dialog is not None and dialog.tabs.currentWidget() is dialog.graph_server
+    assert dialog is not None and dialog.current_page() is dialog.graph_server
     port = _turn_on(dialog.graph_server, free_port())
     assert label.text() == f"graph server: on · http://{HOST}:{port}"
     qtbot.waitUntil(lambda: "no live token yet" in label.toolTip())

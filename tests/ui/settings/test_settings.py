@@ -78,7 +78,7 @@ def test_a_refused_setting_says_why_and_keeps_the_dialog(qtbot, dialog: Settings
     qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.memory_notice.isVisibleTo(dialog))
     assert "may not be above dedup_high" in dialog.memory_notice.text()
-    assert dialog.tabs.currentWidget() is dialog.memory_page
+    assert dialog.current_page() is dialog.memory_page
     assert dialog.session.service.settings()["dedup_low"] == pytest.approx(
         SETTINGS["dedup_low"].default
     )

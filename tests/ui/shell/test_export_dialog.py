@@ -8,10 +8,13 @@ import json
 import stat
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from cairn.ui.base.session import Session
 from cairn.ui.shell.export_dialog import ExportDialog
+from tests.ui.mnemonics import literal_ampersands
 from tests.ui.windows import new_vault_window
 
 
@@ -20,6 +23,16 @@ def _dialog(qtbot, session: Session) -> ExportDialog:
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: dialog.scopes.count() > 0)
     return dialog
+
+
+def test_every_label_underlines_its_key_instead_of_showing_an_ampersand(
+    qtbot, open_session: Session
+) -> None:
+    open_session.service.add_scope("work")  # the scopes row shows only with two scopes
+    dialog = _dialog(qtbot, open_session)
+    assert literal_ampersands(dialog) == []
+    save_in = next(label for label in dialog.findChildren(QLabel) if "Save in" in label.text())
+    assert save_in.buddy() is dialog.location
 
 
 def test_the_dialog_exports_the_chosen_scope_as_json_lines(
@@ -90,3 +103,13 @@ def test_file_export_opens_the_dialog_from_the_menu(qtbot, tmp_path: Path) -> No
     dialog.reject()
     window.session.lock()
     assert not window.export_action.isEnabled()
+
+
+def test_a_closed_dialog_is_left_alone_when_the_vault_locks(qtbot, open_session: Session) -> None:
+    dialog = ExportDialog(open_session)  # not the test's to close: it deletes itself
+    qtbot.waitUntil(lambda: dialog.scopes.count() > 0)
+    dialog.finished.connect(dialog.deleteLater)
+    dialog.reject()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(dialog))
+    open_session.lock()  # would call into the deleted dialog (an error in a slot fails here)
+    assert open_session.service is None

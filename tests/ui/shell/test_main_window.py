@@ -3,7 +3,6 @@ kept across runs, file drops, the status bar, and the wiring between panels."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,16 +23,7 @@ LEFT_BUTTON = Qt.MouseButton.LeftButton
 NO_KEYS = Qt.KeyboardModifier.NoModifier
 # A shown top-level window tells the platform its minimum size; the offscreen platform of the
 # tests cannot take that hint and says so. Nothing of Cairn's: every other warning still fails.
-
-
-@pytest.fixture
-def window(qtbot, open_session: Session) -> Iterator[MainWindow]:
-    main = MainWindow(open_session, Preferences())
-    qtbot.addWidget(main)
-    main.show()
-    qtbot.waitExposed(main)
-    yield main
-    main.close()
+# The ``window`` fixture (the window on an open session) is in tests/ui/conftest.py.
 
 
 def _file_mime(*paths: Path | str) -> QMimeData:
@@ -75,9 +65,13 @@ def test_ctrl_l_locks_closes_the_service_and_preselects_the_vault(
     service = window.session.service
     vault = window.session.path
     window.activateWindow()
+    window.statusBar().showMessage("Adding files finished: 3 files added.")
     with qtbot.waitSignal(window.session.locked, timeout=5_000):
         qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert window.stack.currentWidget() is window.unlock_screen
+    assert window.unlock_screen.lock_notice.text() == "Locked (Ctrl+L)"
+    assert window.unlock_screen.lock_notice.isVisible()
+    assert window.statusBar().currentMessage() == ""  # what it said of the vault went too
     assert window.session.service is None
     with pytest.raises(VaultClosed):
         service.scopes()
@@ -120,6 +114,7 @@ def test_new_vault_locks_and_offers_to_create_one(qtbot, window: MainWindow) -> 
         window.new_vault()
     assert window.stack.currentWidget() is window.unlock_screen
     assert window.unlock_screen.pages.currentIndex() == 1
+    assert not window.unlock_screen.lock_notice.isVisible()  # it locked for the new vault
     new_location = Path(window.unlock_screen.location.text())
     assert new_location != vault and not new_location.exists()
 

@@ -1,0 +1,64 @@
+"""A snippet is what a memory says: no file bookkeeping, Markdown as a reader sees it, and the
+matched words still marked wherever the markup went."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cairn.app.text.snippets import hidden_lines, plain_line, readable
+
+START, END = "\x02", "\x03"
+FILE = {
+    "path": "/home/someone/notes/daily-notes.md",
+    "media_type": "text/markdown",
+    "sha256": "5ca127499649c01a2dbf9b81ee8dfa9bd6d1cf4b52ad692c41da6931ed77350f",
+}
+
+
+def test_file_bookkeeping_is_left_out_whole_or_cut() -> None:
+    hidden = hidden_lines(FILE)
+    whole = (
+        f"{START}daily{END}-notes\nmedia type: text/markdown\n"
+        f"path: /home/someone/notes/{START}daily{END}-notes.md"
+    )
+    assert readable(whole, hidden, unmarked=START + END) == f"{START}daily{END}-notes"
+    cut = "…someone/notes/daily-notes.md\nsha256: 5ca12749"
+    assert readable(cut, hidden, unmarked=START + END) == ""
+
+
+def test_a_line_of_content_that_shares_a_word_with_the_path_stays() -> None:
+    hidden = hidden_lines(FILE)
+    assert readable("Daily notes start at eight.", hidden) == "Daily notes start at eight."
+    # A tag is what the person wrote, not bookkeeping.
+    assert (
+        readable("tags: notes, daily", hidden_lines(FILE | {"tags": ["x"]})) == "tags: notes, daily"
+    )
+
+
+def test_markdown_is_shown_as_text_with_the_marks_kept() -> None:
+    marked = (
+        "## Setup\n- Open **" + START + "Settings" + END + " → Sync** and [[Daily Notes|daily]]\n"
+        "1. run `make` then see [the docs](https://example.org)\n"
+        "```bash\nrm -rf build\n```\n| a | b |\n|---|---|\n> quoted *words*"
+    )
+    assert readable(marked, unmarked=START + END).split("\n") == [
+        "Setup",
+        "Open " + START + "Settings" + END + " → Sync and daily",
+        "run make then see the docs",
+        "rm -rf build",
+        "a · b",
+        "quoted words",
+    ]
+
+
+def test_words_with_underscores_and_stars_inside_stay_as_written() -> None:
+    assert plain_line("snake_case_name and 2*3*4") == "snake_case_name and 2*3*4"
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=200))
+def test_plain_text_never_grows_and_keeps_its_marks(text: str) -> None:
+    marked = START + text + END
+    shown = readable(marked, unmarked=START + END)
+    assert shown.count(START) <= 1 and shown.count(END) <= 1
+    assert len(shown) <= len(marked)

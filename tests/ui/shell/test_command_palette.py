@@ -1,0 +1,136 @@
+"""The command palette of the real window: every menu action with its path and shortcut,
+filtered by typing, run with Enter, closed with Esc; what cannot run now is said so."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication
+
+from cairn.ui.shell.capture import QuickCaptureDialog
+from cairn.ui.shell.command_palette import (
+    UNAVAILABLE,
+    CommandPalette,
+    match_score,
+    menu_commands,
+    plain,
+)
+from cairn.ui.shell.main_window import MainWindow
+
+
+def _open(qtbot, window: MainWindow) -> CommandPalette:
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.findChild(CommandPalette) is not None)
+    palette = window.findChild(CommandPalette)
+    qtbot.waitUntil(lambda: palette.isVisible() and palette.filter.hasFocus())
+    return palette
+
+
+def test_ctrl_p_lists_every_menu_action_with_its_path_and_shortcut(
+    qtbot, window: MainWindow
+) -> None:
+    palette = _open(qtbot, window)
+    shown = {label: (keys, runnable) for label, keys, runnable in palette.shown_commands()}
+    assert shown["File › Quick Capture…"] == ("Ctrl+N", True)
+    assert shown["File › Lock"] == ("Ctrl+L", True)
+    assert shown["Edit › Find"] == ("Ctrl+K", True)  # its first keys, as its menu shows
+    assert shown["Help › About Cairn"] == ("", True)
+    assert shown["View › Library (on)"][1]
+    # Every action of every menu is there, without mnemonics.
+    menus = [c.path for c in menu_commands(window.menuBar())]
+    assert len(shown) == len(menus)
+    assert all("&" not in label for label in shown)
+
+
+def test_an_action_added_to_a_menu_later_is_listed_without_registering(
+    qtbot, window: MainWindow
+) -> None:
+    ran: list[bool] = []
+    later = QAction("Re&index Everything", window)
+    later.triggered.connect(lambda: ran.append(True))
+    (view,) = [a.menu() for a in window.menuBar().actions() if plain(a.text()) == "View"]
+    view.addAction(later)
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "reindex")
+    assert [row[0] for row in palette.shown_commands()] == ["View › Reindex Everything"]
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: ran == [True])
+
+
+def test_typing_filters_and_enter_runs_the_command(qtbot, window: MainWindow) -> None:
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "capt")
+    assert palette.shown_commands()[0] == ("File › Quick Capture…", "Ctrl+N", True)
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), QuickCaptureDialog))
+    assert window.findChild(CommandPalette) is None
+    QApplication.activeModalWidget().reject()
+
+
+def test_letters_in_order_find_a_command_and_arrows_choose(qtbot, window: MainWindow) -> None:
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "xport")
+    labels = [row[0] for row in palette.shown_commands()]
+    assert labels == ["File › Export…"]
+    palette.filter.clear()
+    qtbot.keyClicks(palette.filter, "nnote")  # New Note, by letters in order
+    assert "File › New Note…" in [row[0] for row in palette.shown_commands()]
+    palette.filter.clear()
+    first = palette.list.currentItem().text(0)
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Down)
+    assert palette.list.currentItem().text(0) != first
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Up)
+    assert palette.list.currentItem().text(0) == first
+
+
+def test_an_edit_command_acts_on_the_field_that_had_the_focus(qtbot, window: MainWindow) -> None:
+    field = window.workspace.search.search_field
+    window.activateWindow()
+    field.setFocus()
+    qtbot.keyClicks(field, "kiln glaze")
+    field.deselect()
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "select all")
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: field.selectedText() == "kiln glaze")
+    assert QApplication.focusWidget() is field
+
+
+def test_a_click_elsewhere_closes_the_palette(qtbot, window: MainWindow) -> None:
+    _open(qtbot, window)
+    window.workspace.search.search_field.setFocus()
+    qtbot.waitUntil(lambda: window.findChild(CommandPalette) is None)
+
+
+def test_esc_closes_the_palette_and_runs_nothing(qtbot, window: MainWindow) -> None:
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "lock")
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.findChild(CommandPalette) is None)
+    assert window.session.is_open
+
+
+def test_what_cannot_run_now_is_listed_last_and_said_so(qtbot, window: MainWindow) -> None:
+    with qtbot.waitSignal(window.session.locked):
+        window.lock()
+    palette = _open(qtbot, window)
+    rows = palette.shown_commands()
+    lock = next(row for row in rows if row[0].startswith("File › Lock"))
+    assert lock == (f"File › Lock — {UNAVAILABLE}", "Ctrl+L", False)
+    runnable = [row[2] for row in rows]
+    assert runnable == sorted(runnable, reverse=True)  # those that run come first
+    qtbot.keyClicks(palette.filter, "lock")
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Return)  # nothing to run: it stays open
+    assert palette.isVisible()
+    palette.close()
+
+
+def test_the_filter_matches_words_substrings_and_letters_in_order() -> None:
+    label = "File › Quick Capture…"
+    assert match_score("quick", label) == 3
+    assert match_score("apture", label) == 2
+    assert match_score("qc", label) == 1
+    assert match_score("file capture", label) == 6
+    assert match_score("export", label) is None
+    assert match_score("", label) == 0
