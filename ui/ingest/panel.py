@@ -120,7 +120,7 @@ class IngestPanel(QWidget):
         self._bar.setRange(0, BAR_STEPS)
         self._bar.setTextVisible(False)
         self._bar.setAccessibleName("Progress of adding files")
-        self._counts = QLabel("")
+        self._counts = QuietLine()
         self._cancel = QPushButton(STOP_TEXT)
         self._cancel.setAccessibleName("Stop adding files")
         self._cancel.setToolTip(
