@@ -218,3 +218,31 @@ def test_links_that_loop_or_lead_nowhere_fail_alone_and_odd_names_show_readably(
     reasons = {Path(path).name: reason for path, reason in panel.earlier_failures()}
     assert "leads back to itself" in reasons["loop.md"]
     assert "not there" in reasons["dangling.md"]
+
+
+def test_dont_resume_lets_a_stopped_run_go_and_keeps_what_it_added(
+    qtbot, panel: IngestPanel, open_session: Session, tmp_path: Path
+) -> None:
+    folder = files.write(
+        tmp_path / "letters",
+        {f"letter_{n:02d}.txt": files.prose(f"letter {n}", 12) + "\n" for n in range(8)},
+    )
+    stop = _button(panel, "Stop")
+
+    def stop_once_read(event: IngestProgress) -> None:
+        if event.stage == "embedding" and stop.isEnabled():
+            stop.click()
+
+    panel.progressed.connect(stop_once_read)
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS) as finished:
+        panel.start([str(folder)])
+    added = finished.args[0].count("ingested")
+    assert finished.args[0].cancelled and added >= 1
+    qtbot.waitUntil(lambda: panel.resume_bar.isVisibleTo(panel), timeout=10_000)
+    service = open_session.service
+    assert service is not None
+
+    panel.resume_bar.dismiss_button.click()
+    assert not panel.resume_bar.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: service.unfinished_ingests() == [], timeout=10_000)
+    assert len(service.sources()) == added  # nothing it added was removed
