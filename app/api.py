@@ -59,6 +59,7 @@ from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerCont
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
 from cairn.app.upkeep.backups import CopyResult
+from cairn.app.upkeep.sample_vault import SampleAdded, SampleRemoved
 from cairn.app.upkeep.tokens import NAME_MAX, Token
 
 __all__ = [
@@ -99,6 +100,8 @@ __all__ = [
     "Proposal",
     "RecentItem",
     "ReviewItem",
+    "SampleAdded",
+    "SampleRemoved",
     "SearchFilter",
     "SearchHit",
     "SearchResponse",

@@ -32,6 +32,7 @@ from cairn.app.retrieval.recall import Recall
 from cairn.app.service import MemoryService
 from cairn.app.upkeep import receipts, sentinel_node
 from cairn.app.upkeep.maintenance import Upkeep
+from cairn.app.upkeep.sample_vault import SampleVault
 from cairn.app.upkeep.scopes import Scopes
 from cairn.app.upkeep.tokens import Tokens
 from cairn.app.writing.history import HistoryKeeper
@@ -240,6 +241,7 @@ def wire(
         transfers=Transfers(vault, pack, space, scopes, upkeep, exports),
         tokens=Tokens(vault, scopes),
         retention=retention,
+        sample=SampleVault(vault, pack, space, writer, history),
     )
 
 

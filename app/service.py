@@ -5,7 +5,8 @@ A thin facade over named collaborators, wired by the composition root (``compose
 method checks the scopes a call names (``Scopes``) and hands over to the collaborator that does
 the work: the writer, review, history and revisions, recall (the reads), the inbox, the graph
 views, the ingestor, the watched folders, upkeep (settings, checks, receipts, backups, the
-passphrase, the vector index), transfers (export and import), tokens and retention.
+passphrase, the vector index), transfers (export and import), tokens, retention and the
+sample vault.
 Every read names the scopes it may see; rows outside them do not exist for it.
 """
 
@@ -56,6 +57,7 @@ from cairn.app.retrieval.recall import Recall
 from cairn.app.text import statements
 from cairn.app.upkeep import backups, receipts
 from cairn.app.upkeep.maintenance import Upkeep
+from cairn.app.upkeep.sample_vault import SampleAdded, SampleRemoved, SampleVault
 from cairn.app.upkeep.scopes import Scopes
 from cairn.app.upkeep.tokens import Token, Tokens
 from cairn.app.writing.history import HistoryKeeper
@@ -91,6 +93,7 @@ class MemoryService:
         transfers: Transfers,
         tokens: Tokens,
         retention: Retention,
+        sample: SampleVault,
     ) -> None:
         """Built by ``compose.service_for``. ``apart_runs`` runs an ingest in a child process
         (``ingest(separate_process=True)``); without it such a run is refused."""
@@ -114,6 +117,7 @@ class MemoryService:
         self._transfers = transfers
         self._tokens = tokens
         self._retention = retention  # the supervisor: labels, uses, its pass, log
+        self._sample = sample
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -526,6 +530,24 @@ class MemoryService:
     ) -> list[RetentionEntryRow]:
         """What the supervisor and the person did, newest first."""
         return self._retention.log(self._scopes(scopes), node_id=node_id, limit=limit)
+
+    # -- the sample vault ---------------------------------------------------------------------
+
+    def add_sample(self, *, scope: str = "personal") -> SampleAdded:
+        """Write the sample (a small invented world: people, a project, linked notes, a fact
+        that was superseded, a commitment due soon) into ``scope``, every memory with the
+        source ``sample``. Refused while the sample is in the vault."""
+        self._scopes([scope])
+        return self._sample.add(scope)
+
+    def remove_sample(self) -> SampleRemoved:
+        """Forget the sample's memories, and nothing of the person's: their own memories stay
+        (a link of theirs to a sample memory goes), as do their edits of sample memories and
+        the sample memories they added to (see ``upkeep.sample_vault``)."""
+        return self._sample.remove()
+
+    def sample_in_vault(self) -> bool:
+        return self._sample.present()
 
     # -- the pack: what kinds of memory and link this vault knows ----------------------------
 

@@ -100,6 +100,21 @@ def decisions(conn: Connection, node_id: str | None = None, limit: int = 100) ->
     ]
 
 
+def decided_on(conn: Connection, node_ids: Sequence[str], outcomes: Sequence[str]) -> set[str]:
+    """Those of ``node_ids`` that a logged decision with one of ``outcomes`` names as its
+    node (a write absorbed into it, a stub it was...)."""
+    if not node_ids or not outcomes:
+        return set()
+    return {
+        row[0]
+        for row in conn.execute(
+            f"SELECT DISTINCT node_id FROM dedup_log WHERE node_id IN ({placeholders(node_ids)}) "
+            f"AND outcome IN ({placeholders(outcomes)})",
+            (*node_ids, *outcomes),
+        )
+    }
+
+
 # -- review items -----------------------------------------------------------------------------
 
 _REVIEW_COLUMNS = (

@@ -36,6 +36,10 @@ def set_setting(conn: Connection, key: str, value: Any) -> None:
     )
 
 
+def delete_setting(conn: Connection, key: str) -> None:
+    conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+
+
 # -- scopes -----------------------------------------------------------------------------------
 
 

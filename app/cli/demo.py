@@ -1,42 +1,18 @@
-"""``cairn demo``: a short tour of the engine on a fresh temporary vault (what ``make run`` shows
-until the window exists). The vault lives in a private temporary folder removed at the end."""
+"""``cairn demo``: a short tour of the engine on a fresh temporary vault, filled with the sample
+(the same invented world the window's "Try the sample vault" writes: ``upkeep/sample_vault``).
+It searches, walks the graph, shows a fact's history, removes the sample again and checks the
+vault. The vault lives in a private temporary folder removed at the end."""
 
 from __future__ import annotations
 
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from cairn.app import compose
+from cairn.app.service import MemoryService
 
-_MEMORIES: list[tuple[str, str, str, dict[str, Any]]] = [
-    (
-        "Person",
-        "Mara Okafor",
-        "Structural engineer; leads the bridge survey.",
-        {"occupation": "structural engineer", "aliases": ["Mara"]},
-    ),
-    ("Organization", "Riverside Council", "The town council that owns the footbridge.", {}),
-    (
-        "Project",
-        "Footbridge survey",
-        "Inspect the old footbridge before the spring floods.",
-        {"status": "active", "due": "2027-03-15"},
-    ),
-    (
-        "Note",
-        "Site visit",
-        "Cracks in the north abutment; Mara wants a load test before March.",
-        {"tags": ["bridge", "inspection"]},
-    ),
-    (
-        "Fact",
-        "Bridge load limit",
-        "The footbridge is rated for 5 tonnes.",
-        {"subject": "footbridge", "value": "5 tonnes"},
-    ),
-]
+SEARCHES = ("who checks the bridge?", "weight limit", "engineer")
 
 
 def run_demo() -> int:
@@ -45,32 +21,38 @@ def run_demo() -> int:
         path = Path(folder) / "demo.cairn"
         print(f"Creating an encrypted vault at {path} ...")
         with compose.create_vault(path, secrets.token_urlsafe(16)) as service:
-            ids = {}
-            for type_name, title, body, attrs in _MEMORIES:
-                result = service.write(type_name, title, body, attrs=attrs, source="demo")
-                assert result.node is not None  # the demo vault is new: nothing to block
-                ids[title] = result.node.id
-                print(f"  wrote {type_name:12} {title}")
-            for src, dst, kind in [
-                ("Mara Okafor", "Riverside Council", "works_at"),
-                ("Site visit", "Mara Okafor", "mentions"),
-                ("Site visit", "Footbridge survey", "mentions"),
-            ]:
-                service.link(ids[src], ids[dst], kind, scopes=["personal"])
-                print(f"  linked {src} -{kind}-> {dst}")
-            for query in ("who checks the bridge?", "weight limit", "engineer"):
-                response = service.search(query, scopes=["personal"], limit=3)
-                print(f'\nsearch "{query}":')
-                for hit in response.results:
-                    print(f"  [{hit.type}] {hit.title}")
-            reach = service.traverse(ids["Mara Okafor"], scopes=["personal"], depth=2)
-            print("\nwithin two links of Mara Okafor:")
-            for node in reach.nodes:
-                print(f"  {'  ' * (node.depth - 1)}[{node.type}] {node.title}")
-            report = service.verify()
-            print(
-                f"\nverify: {'ok' if report.ok else 'PROBLEMS'}; "
-                f"{report.receipts['count']} receipts in the chain"
-            )
+            _tour(service)
     print("The demo vault was removed. Create your own with `cairn init`.")
     return 0
+
+
+def _tour(service: MemoryService) -> None:
+    scopes = service.scopes()
+    added = service.add_sample()
+    for type_name, title in added.written:
+        print(f"  wrote {type_name:12} {title}")
+    for src, kind, dst in added.linked:
+        print(f"  linked {src} -{kind}-> {dst}")
+    for item in service.pending(scopes=scopes, kinds=["duplicate"]):
+        if item.node is not None:
+            print(f"  waiting for review: {item.node.title} ({item.reason})")
+    for query in SEARCHES:
+        response = service.search(query, scopes=scopes, limit=3)
+        print(f'\nsearch "{query}":')
+        for hit in response.results:
+            print(f"  [{hit.type}] {hit.title}")
+    reach = service.traverse(added.project_id, scopes=scopes, depth=2)
+    print("\nwithin two links of the footbridge survey:")
+    for node in reach.nodes:
+        print(f"  {'  ' * (node.depth - 1)}[{node.type}] {node.title}")
+    limit = service.search("footbridge load limit", scopes=scopes, limit=1).results
+    if limit:
+        print("\nthe load limit, oldest version first:")
+        for version in service.history(limit[0].id, scopes=scopes).chain:
+            print(f"  [{version.status}] {version.body}")
+    print(f"\n{service.remove_sample().sentence()}")
+    report = service.verify()
+    print(
+        f"\nverify: {'ok' if report.ok else 'PROBLEMS'}; "
+        f"{report.receipts['count']} receipts in the chain"
+    )

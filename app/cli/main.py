@@ -426,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     verb("stats", cmd_stats, "counts and sizes", scoped)
     verb("verify", cmd_verify, "check the file's integrity and the receipt chain")
     verb("reindex", cmd_reindex, "embed memories that lack a vector (turns vector search on)")
-    verb("demo", cmd_demo, "a short tour on a temporary vault")
+    verb("demo", cmd_demo, "a tour of the sample on a temporary vault")
     memory.register(verb, scoped)
     edit.register(verb, scoped)
     ingest.register(verb)

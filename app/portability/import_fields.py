@@ -58,6 +58,7 @@ from cairn.app.portability.import_rules import (
 )
 from cairn.app.retention.labels import LABELS
 from cairn.app.retention.supervisor import S_MAX
+from cairn.app.upkeep import sample_vault
 from cairn.app.writing.writer import MAX_BODY, MAX_TITLE
 
 # -- settings ---------------------------------------------------------------------------------
@@ -80,10 +81,18 @@ def _memory_setting(name: str) -> Rule:
     return rule
 
 
+def _sample_prints(value: Any, known: Known) -> None:
+    """The list of what the sample wrote (``sample_vault``): each id with its print."""
+    each(digest)(value, known)
+    for key in value:
+        ident(key, known)
+
+
 WATCHED = fields({"path": Field(text(blank=False)), "scope": Field(scope)})
 SETTINGS: dict[str, Rule] = {
     **{memory_settings.PREFIX + name: _memory_setting(name) for name in memory_settings.SETTINGS},
     jsonl_export.WATCH_KEY: list_of(WATCHED),
+    sample_vault.SETTING: _sample_prints,
 }
 
 

@@ -46,21 +46,32 @@ def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str])
         doomed = [rows[0]]
         if rows[0]["type"] == "Document":
             doomed += _contents(conn, node_id, scopes)
-        ids = [row["id"] for row in doomed]
-        forget_rows.purge_full_text(conn)
-        forget_rows.remove_traces(conn, ids)
-        for row in doomed:
-            graph_rows.delete_node(conn, row["id"])
-            space.removed(row["seq"])
-        receipts.append(conn, "forget", {"nodes": len(ids)})
+        erase(conn, space, doomed)
+    return Forgotten(len(doomed), rows[0]["title"], compact(vault))
+
+
+def erase(conn: Connection, space: EmbeddingSpace, doomed: list[NodeRow]) -> None:
+    """Delete ``doomed`` and every trace of them, in the caller's write transaction, with
+    one content-free receipt; ``compact`` the file once it is committed."""
+    ids = [row["id"] for row in doomed]
+    forget_rows.purge_full_text(conn)
+    forget_rows.remove_traces(conn, ids)
+    for row in doomed:
+        graph_rows.delete_node(conn, row["id"])
+        space.removed(row["seq"])
+    receipts.append(conn, "forget", {"nodes": len(ids)})
+
+
+def compact(vault: Vault) -> str | None:
+    """Rebuild the file without the freed pages after ``erase``; a sentence when that must
+    wait, else None."""
     try:
         vault.vacuum()
     except VaultBusy:
         # Another program holds the vault (an ingest beside the window): the memory is gone
         # from every table already; its freed pages are zeroed, and the rebuild comes later.
-        note = (
+        return (
             "The vault was busy with other work, so the file is compacted at the next forget "
             "instead."
         )
-        return Forgotten(len(ids), rows[0]["title"], note)
-    return Forgotten(len(ids), rows[0]["title"])
+    return None

@@ -41,7 +41,9 @@ from cairn.ui.search.results_model import (
 # Long enough to skip the letters of a word typed quickly, short enough to feel live.
 DEBOUNCE_MS = 150
 RESULT_LIMIT = 25  # the service's maximum
-NOTHING_YET = "No memories yet: drop files here or press Ctrl+N."
+NOTHING_YET = (
+    "No memories yet: drop files here, write a note (Ctrl+Shift+N), or see Help › Welcome."
+)
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 It owns what belongs to the whole window and to no panel: the menus and shortcuts, dropping
 files anywhere to add them, auto-lock, the status bar (vault, counts, work in progress, graph
-server), desktop notifications, and the layout restored from the last run. It stays live while
-other programs write to the vault (``outside_changes``) and comes back after an unlock as it
-was before the lock (``resume``). Panels are wired together here only through their signals
-and the few methods of the panel contract.
+server), desktop notifications, the welcome panel of an empty vault, and the layout restored
+from the last run. It stays live while other programs write to the vault (``outside_changes``)
+and comes back after an unlock as it was before the lock (``resume``). Panels are wired
+together here only through their signals and the few methods of the panel contract.
 """
 
 from __future__ import annotations
@@ -49,16 +49,20 @@ from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.command_palette import CommandPalette
 from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
+from cairn.ui.shell.file_choosers import choose_files, choose_folder
 from cairn.ui.shell.help import ShortcutsDialog, UserGuide
 from cairn.ui.shell.outside_changes import OutsideChanges
 from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
 from cairn.ui.shell.tray import WindowTray, tray_available
+from cairn.ui.shell.welcome import Shortcuts, Welcome
 from cairn.ui.shell.workspace import Workspace, build_workspace, size_docks
 from cairn.ui.writing.inbox_item import InboxItemDialog
 from cairn.ui.writing.note_editor import NoteEditor
 
 DEFAULT_SIZE = (1280, 800)
+# The welcome panel shows these too.
+ADD_FOLDER_KEYS, ADD_FILES_KEYS, NEW_NOTE_KEYS = "Ctrl+Shift+D", "Ctrl+Shift+O", "Ctrl+Shift+N"
 STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
 LOCKED_BY_HAND = "Locked (Ctrl+L)"
 ABOUT = (
@@ -107,6 +111,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self.tray = self._build_tray()
         self.notifier = DesktopNotifier(self.statusBar(), self.tray)
+        self.welcome = self._build_welcome()
         self._build_menus()
         self.autolock = AutoLock(
             self.session,
@@ -169,9 +174,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a("New &Vault…", self.new_vault))
         file_menu.addAction(a("&Open Vault…", self.open_vault, standard.Open))
         file_menu.addSeparator()
-        file_menu.addAction(a("Add &Files…", self.add_files, "Ctrl+Shift+O", needs_vault=True))
-        file_menu.addAction(a("Add Fol&der…", self.add_folder, needs_vault=True))
-        self.new_note_action = a("&New Note…", self.new_note, "Ctrl+Shift+N", needs_vault=True)
+        file_menu.addAction(a("Add &Files…", self.add_files, ADD_FILES_KEYS, needs_vault=True))
+        file_menu.addAction(a("Add Fol&der…", self.add_folder, ADD_FOLDER_KEYS, needs_vault=True))
+        self.new_note_action = a("&New Note…", self.new_note, NEW_NOTE_KEYS, needs_vault=True)
         file_menu.addAction(self.new_note_action)
         self.capture_action = a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True)
         file_menu.addAction(self.capture_action)
@@ -225,6 +230,8 @@ class MainWindow(QMainWindow):
         help_menu.addAction(a("User &Guide", self.open_user_guide, standard.HelpContents))
         help_menu.addAction(a("&Keyboard Shortcuts", self.show_shortcuts))
         help_menu.addSeparator()
+        help_menu.addActions(self.welcome.actions)  # Welcome, Try and Remove the Sample
+        help_menu.addSeparator()
         about = a("&About Cairn", self.about)
         about.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(about)
@@ -243,6 +250,16 @@ class MainWindow(QMainWindow):
         tray.show()
         return tray
 
+    def _build_welcome(self) -> Welcome:
+        shortcuts = Shortcuts.of(ADD_FOLDER_KEYS, ADD_FILES_KEYS, NEW_NOTE_KEYS)
+        welcome = Welcome(self.session, self.workspace, shortcuts, self)
+        welcome.panel.notes_folder_chosen.connect(lambda watch: self.add_folder(watch=watch))
+        welcome.panel.files_chosen.connect(self.add_files)
+        welcome.panel.note_chosen.connect(self.new_note)
+        welcome.told.connect(lambda text: self.statusBar().showMessage(text, STATUS_MESSAGE_MS))
+        welcome.busy_changed.connect(self.set_busy)
+        return welcome
+
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.vault_label = QLabel()
@@ -260,20 +277,27 @@ class MainWindow(QMainWindow):
 
     def open_node(self, node_id: str) -> None:
         """Show a memory in the detail pane (and centre the graph on it)."""
+        self.welcome.dismiss()  # if it shows: the columns show the memory
         self.workspace.detail.show_node(node_id)
         self.workspace.graph.show_ego(node_id)
 
-    def ingest_paths(self, paths: list[str]) -> bool:
-        """Hand files and folders to the ingest panel and bring it forward."""
+    def ingest_paths(self, paths: list[str], *, watch: bool = False) -> bool:
+        """Hand files and folders to the ingest panel and bring it forward. ``watch`` keeps
+        watching the folders: what changes in them later is added too (``watched_folders``)."""
         if not paths or not self.session.is_open:
             return False
         dock = self.workspace.docks["ingest"]
         dock.show()
         dock.raise_()
-        self.workspace.ingest.start(paths)
+        if watch:
+            for folder in paths:
+                self.workspace.ingest.watching.add(folder)  # watched; what it holds is added
+        else:
+            self.workspace.ingest.start(paths)
         return True
 
     def focus_search(self) -> None:
+        self.welcome.dismiss()  # if it shows: the search field is in the columns
         self.workspace.search.focus_search()
 
     def quick_capture(self) -> QuickCaptureDialog | None:
@@ -417,14 +441,18 @@ class MainWindow(QMainWindow):
             self.session.lock()
             self.unlock_screen.show_open(chosen)
 
-    def add_files(self) -> None:
-        chosen, _ = QFileDialog.getOpenFileNames(self, "Add files to the vault")
-        self.ingest_paths(chosen)
+    def add_files(self) -> QFileDialog | None:
+        """File › Add Files…: the files chosen are added (the dialog opens without blocking)."""
+        if not self.session.is_open:
+            return None
+        return choose_files(self, "Add files to the vault", self.ingest_paths)
 
-    def add_folder(self) -> None:
-        chosen = QFileDialog.getExistingDirectory(self, "Add a folder to the vault")
-        if chosen:
-            self.ingest_paths([chosen])
+    def add_folder(self, *, watch: bool = False) -> QFileDialog | None:
+        """File › Add Folder…: the folder chosen is added, and with ``watch`` watched."""
+        if not self.session.is_open:
+            return None
+        caption = "Add a folder to the vault"
+        return choose_folder(self, caption, lambda f: self.ingest_paths([f], watch=watch))
 
     def about(self) -> None:
         try:
@@ -472,7 +500,7 @@ class MainWindow(QMainWindow):
         for action in self._vault_actions:
             action.setEnabled(True)
         self._refresh_stats()
-        self.focus_search()
+        self.workspace.search.focus_search()
 
     def _locked(self) -> None:
         self.stack.setCurrentWidget(self.unlock_screen)

@@ -1,7 +1,8 @@
 """The workspace of an unlocked vault: the library on the left, search in the middle, the
 detail pane on the right, and docks for ingest, review and the graph. The workspace is a
 QMainWindow of its own inside the window's stack, so its docks go away with it when the window
-shows the unlock screen.
+shows the unlock screen. The three columns sit in a stack of their own (``center``), where the
+welcome panel takes their place while a vault is empty.
 """
 
 from __future__ import annotations
@@ -9,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QSplitter, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFrame,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QWidget,
+)
 
 from cairn.ui.base.session import Session
 from cairn.ui.detail.pane import DetailPane
@@ -38,6 +47,7 @@ class Workspace:
     review: ReviewPanel
     graph: GraphView
     docks: dict[str, QDockWidget]
+    center: QStackedWidget  # the columns (the splitter), or the welcome panel in their place
 
     @property
     def panels(self) -> dict[str, QWidget]:
@@ -78,7 +88,10 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     splitter.setStretchFactor(1, 1)
     splitter.setStretchFactor(2, 1)
     splitter.setSizes(list(SPLITTER_SIZES))
-    window.setCentralWidget(splitter)
+    center = QStackedWidget()
+    center.setObjectName("workspaceCenter")
+    center.addWidget(splitter)
+    window.setCentralWidget(center)
 
     docked: dict[str, QWidget] = {"review": review, "graph": graph, "ingest": ingest}
     docks: dict[str, QDockWidget] = {}
@@ -91,7 +104,9 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     window.tabifyDockWidget(docks["review"], docks["graph"])
     window.tabifyDockWidget(docks["review"], docks["ingest"])
     docks["review"].raise_()
-    workspace = Workspace(window, splitter, library, search, detail, ingest, review, graph, docks)
+    workspace = Workspace(
+        window, splitter, library, search, detail, ingest, review, graph, docks, center
+    )
     for name, panel in workspace.panels.items():
         panel.setObjectName(panel.objectName() or f"{name}Panel")
     return workspace

@@ -87,7 +87,7 @@ def test_letters_in_order_find_a_command_and_arrows_choose(qtbot, window: MainWi
 def test_an_edit_command_acts_on_the_field_that_had_the_focus(qtbot, window: MainWindow) -> None:
     field = window.workspace.search.search_field
     window.activateWindow()
-    field.setFocus()
+    window.focus_search()  # Ctrl+K: the search field, past the welcome of an empty vault
     qtbot.keyClicks(field, "kiln glaze")
     field.deselect()
     palette = _open(qtbot, window)

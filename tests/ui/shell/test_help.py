@@ -24,7 +24,14 @@ def _help_menu(window: MainWindow) -> list[QAction]:
 
 def test_the_help_menu_has_the_guide_the_shortcuts_and_about(window: MainWindow) -> None:
     texts = [action.text() for action in _help_menu(window)]
-    assert texts == ["User &Guide", "&Keyboard Shortcuts", "&About Cairn"]
+    assert texts == [
+        "User &Guide",
+        "&Keyboard Shortcuts",
+        "&Welcome",
+        "Try the &Sample Vault",
+        "&Remove the Sample…",
+        "&About Cairn",
+    ]
 
 
 def test_help_opens_the_guide_and_its_text_is_the_guides(qtbot, window: MainWindow) -> None:
