@@ -21,7 +21,7 @@ from cairn.app.compose import (
 from cairn.app.errors import CairnError, InvalidRequest
 from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
 from cairn.app.ingestion.extraction import installed_ocr_languages, source_path
-from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
+from cairn.app.ingestion.report import CancelToken, FileOutcome, IngestProgress, IngestReport
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import WatchBatch
@@ -94,6 +94,7 @@ __all__ = [
     "EdgeCounts",
     "EdgeSummary",
     "ExportReport",
+    "FileOutcome",
     "Forgotten",
     "History",
     "InboxItem",

@@ -155,6 +155,16 @@ class MemoryService:
             cancel=cancel,
         )
 
+    def unfinished_ingests(self) -> list[IngestRequest]:
+        """The runs that were stopped (or ended with their process) before they finished, a
+        request per scope: ingesting one again adds what was not read (see
+        ``ingestion.unfinished``)."""
+        return self._ingestor.unfinished()
+
+    def forget_unfinished_ingests(self) -> None:
+        """The person does not want the unfinished runs resumed; what they stored is kept."""
+        self._ingestor.forget_unfinished()
+
     def sources(
         self, *, scopes: Sequence[str] | None = None, states: Sequence[str] | None = None
     ) -> list[TrackedFile]:

@@ -221,6 +221,8 @@ class StageClock:
         self._at = time.perf_counter()
 
     def __call__(self, event: IngestProgress) -> None:
+        if event.stage == "file_progress":  # told from the reading thread: not a stage of its own
+            return
         now = time.perf_counter()
         if self._stage is not None:
             self.seconds[self._stage] = self.seconds.get(self._stage, 0.0) + now - self._at

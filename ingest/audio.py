@@ -30,6 +30,7 @@ from __future__ import annotations
 import io
 import math
 import threading
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -39,7 +40,7 @@ from cairn.ingest.audio_settings import (
 )
 from cairn.ingest.audio_windows import Recording, Window
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.format_declaration import Format, Reading
+from cairn.ingest.format_declaration import Cost, Format, Progress, Reading
 from cairn.ingest.whisper_model import TranscriptionUnavailable, bundled_model_dir, check_model_dir
 
 if TYPE_CHECKING:
@@ -106,9 +107,15 @@ def load_model(settings: WhisperSettings) -> WhisperModel:
     return model
 
 
-def extract(source: bytes | BinaryIO, name: str, settings: WhisperSettings) -> ExtractedDocument:
+def extract(
+    source: bytes | BinaryIO,
+    name: str,
+    settings: WhisperSettings,
+    progress: Progress | None = None,
+) -> ExtractedDocument:
     """Transcribe one audio or video file, its speech as segments located by time. ``source``
-    is the file's bytes or the open file (seekable, read from where it stands)."""
+    is the file's bytes or the open file (seekable, read from where it stands). ``progress``,
+    when the file states its length, is told the seconds transcribed of that length."""
     stream = io.BytesIO(source) if isinstance(source, bytes) else source
     size = _remaining(stream)
     if not size:
@@ -116,7 +123,8 @@ def extract(source: bytes | BinaryIO, name: str, settings: WhisperSettings) -> E
     with Recording(stream, name) as recording:
         if settings.time_budget is not None and recording.stated_s is not None:
             _refuse_if_too_long(name, recording.stated_s, size, settings.time_budget)
-        segments, language = _transcribe(recording, settings)
+        told = _told(progress, recording.stated_s)
+        segments, language = _transcribe(recording, settings, told)
         duration = recording.decoded_s
         stated_s, title = recording.stated_s, recording.title
     if duration == 0:
@@ -146,7 +154,7 @@ def extract(source: bytes | BinaryIO, name: str, settings: WhisperSettings) -> E
 
 
 def _transcribe(
-    recording: Recording, settings: WhisperSettings
+    recording: Recording, settings: WhisperSettings, progress: Callable[[float], None]
 ) -> tuple[list[Segment], tuple[str, float] | None]:
     """Every window's segments, and the language with its probability (None without speech)."""
     segments: list[Segment] = []
@@ -157,12 +165,14 @@ def _transcribe(
     # one encoder pass saved per window).
     detected: tuple[str, float] | None = None
     for window in recording.windows(settings.window_s):
+        progress(window.start_s)
         if model is None:  # after the first window decodes: a damaged file fails before loading
             model = _loaded_model(settings)
         found, info = model.transcribe(
             window.samples, language=language, beam_size=settings.beam_size, vad_filter=True
         )
-        pieces = _segments(found, window)  # the window's samples are reused after this
+        # The window's samples are reused after this; each segment tells how far it reached.
+        pieces = _segments(found, window, progress)
         if pieces and detected is None:
             detected = (str(info.language), float(info.language_probability))
             language = detected[0]
@@ -225,10 +235,20 @@ def _length(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
-def _segments(found: Any, window: Window) -> list[Segment]:
-    """Whisper's segments of one window, placed in the recording by the window's start."""
+def _told(progress: Progress | None, stated_s: float | None) -> Callable[[float], None]:
+    """``progress`` told the seconds reached of the stated length (never past it: a container
+    may understate a length); a no-op when nobody asks or the length is not stated."""
+    if progress is None or not stated_s:
+        return lambda _reached: None
+    return lambda reached: progress(min(reached, stated_s), stated_s)
+
+
+def _segments(found: Any, window: Window, progress: Callable[[float], None]) -> list[Segment]:
+    """Whisper's segments of one window, placed in the recording by the window's start.
+    Whisper transcribes as its segments are taken, so each one taken is progress."""
     segments = []
     for piece in found:
+        progress(window.start_s + min(max(float(piece.end), 0.0), window.duration_s))
         text = piece.text.strip()
         if not text:
             continue
@@ -246,7 +266,8 @@ def _segments(found: Any, window: Window) -> list[Segment]:
 
 
 def _read(source: bytes | BinaryIO, name: str, reading: Reading) -> ExtractedDocument:
-    return extract(source, name, reading.whisper() if reading.whisper else WhisperSettings())
+    settings = reading.whisper() if reading.whisper else WhisperSettings()
+    return extract(source, name, settings, reading.progress)
 
 
 _READ = (
@@ -261,4 +282,6 @@ AUDIO = Format(
     media_types=frozenset(MEDIA_TYPES[suffix] for suffix in _READ),
     read=_read,
     read_stream=_read,
+    cost=Cost.TRANSCRIPTION,
+    unit="second",
 )

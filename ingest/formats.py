@@ -57,6 +57,10 @@ class Formats:
         """The format that reads a file of this name (by its suffix, in any case), or None."""
         return self._by_suffix.get(PurePath(name).suffix.lower())
 
+    def named(self, name: str) -> Format | None:
+        """The format of this name ("pdf"), the kind an ingest's plan gives a file."""
+        return next((f for f in self.formats if f.name == name), None)
+
     def by_media_type(self, media_type: str) -> Format | None:
         """The format of a media type ("application/pdf"), or None."""
         return self._by_media_type.get(media_type.split(";")[0].strip().lower())

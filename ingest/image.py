@@ -18,7 +18,7 @@ from typing import Any
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.format_declaration import Format, Reading
+from cairn.ingest.format_declaration import Cost, Format, Progress, Reading
 from cairn.ingest.ocr import MAX_PIXELS, OcrSettings, PageText, Tesseract, summarise, too_large
 
 # The formats read, by Pillow's names; nothing else is tried (EPS, say, would run Ghostscript).
@@ -40,8 +40,14 @@ _BOMB_PIXELS = re.compile(r"\((\d+) pixels\)")  # in Pillow's message; else its 
 _BOMB_LIMIT = (Image.MAX_IMAGE_PIXELS or 0) + 1
 
 
-def extract(data: bytes, name: str, settings: OcrSettings | None = None) -> ExtractedDocument:
-    """An image file as an extracted document: its text by OCR, a segment per page."""
+def extract(
+    data: bytes,
+    name: str,
+    settings: OcrSettings | None = None,
+    progress: Progress | None = None,
+) -> ExtractedDocument:
+    """An image file as an extracted document: its text by OCR, a segment per page. A file of
+    several pages (a TIFF) tells ``progress`` the pages done as each page starts."""
     if not data:
         raise ExtractionError(f"{name} is empty: there is nothing to keep.")
     settings = settings or OcrSettings()
@@ -52,6 +58,8 @@ def extract(data: bytes, name: str, settings: OcrSettings | None = None) -> Extr
     with picture:
         count = _page_count(picture, name)
         for number in range(1, count + 1):
+            if progress is not None and count > 1:
+                progress(number - 1, count)
             try:
                 frame = _frame(picture, number, count, name)
             except ExtractionError as exc:
@@ -122,7 +130,7 @@ def _damaged(name: str, exc: Exception) -> ExtractionError:
 
 
 def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
-    return extract(data, name, reading.ocr() if reading.ocr else None)
+    return extract(data, name, reading.ocr() if reading.ocr else None, reading.progress)
 
 
 IMAGE = Format(
@@ -131,4 +139,6 @@ IMAGE = Format(
     suffixes=frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp"}),
     media_types=frozenset(MEDIA_TYPES.values()),
     read=_read,
+    cost=Cost.OCR,
+    unit="page",
 )

@@ -27,7 +27,7 @@ from pypdf.errors import LimitReachedError
 
 from cairn.ingest import failures, pdf_pages
 from cairn.ingest.document import ExtractedDocument, ExtractionError, Locator, Segment
-from cairn.ingest.format_declaration import Format, Reading
+from cairn.ingest.format_declaration import Cost, Format, Progress, Reading
 from cairn.ingest.ocr import PageText, pdf_page_ocr, summarise
 from cairn.ingest.pdf_images import PDF_DAMAGED
 from cairn.ingest.placeholder_titles import document_title
@@ -46,7 +46,10 @@ _RECURSION = re.compile(r"RecursionError|recursion depth", re.I)
 PageOcr = Callable[[int, Any], str | PageText]
 
 
-def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> ExtractedDocument:
+def extract(
+    data: bytes, name: str, ocr_page: PageOcr | None = None, progress: Progress | None = None
+) -> ExtractedDocument:
+    """The PDF's text by page; as each page starts, ``progress`` is told the pages done."""
     if not data:
         raise ExtractionError(f"{name} is empty: there is nothing to keep.")
     # pypdf tells what it repaired through logging; a repaired file is still read.
@@ -74,6 +77,8 @@ def extract(data: bytes, name: str, ocr_page: PageOcr | None = None) -> Extracte
     read_by_ocr: dict[int, PageText] = {}
     layers: dict[int, str] = {}  # the short text layers of pages also read by OCR
     for number, page in enumerate(pages, start=1):
+        if progress is not None:
+            progress(number - 1, len(pages))
         try:
             text = _clean(page.extract_text() or "")
         except Exception as exc:  # one bad page must not cost the others
@@ -210,7 +215,8 @@ def _ranges(numbers: list[int]) -> str:
 
 def _read(data: bytes, name: str, reading: Reading) -> ExtractedDocument:
     # Without OCR settings (an e-mail's attachment), a PDF's text layer only.
-    return extract(data, name, ocr_page=pdf_page_ocr(reading.ocr()) if reading.ocr else None)
+    ocr_page = pdf_page_ocr(reading.ocr()) if reading.ocr else None
+    return extract(data, name, ocr_page, reading.progress)
 
 
 PDF = Format(
@@ -219,4 +225,6 @@ PDF = Format(
     suffixes=frozenset({".pdf"}),
     media_types=frozenset({MEDIA_TYPE}),
     read=_read,
+    cost=Cost.PAGES,
+    unit="page",
 )

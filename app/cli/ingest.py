@@ -23,7 +23,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     cancel = CancelToken()
 
     def stop(signum: int, frame: Any) -> None:
-        print("\ncairn: stopping after this file; what is done is kept.", file=sys.stderr)
+        print(
+            "\ncairn: stopping now; what was read is kept, and the file being read is let go.",
+            file=sys.stderr,
+        )
         cancel.cancel()
 
     request = IngestRequest.of(

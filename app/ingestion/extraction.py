@@ -9,7 +9,9 @@ takes longer than a memo), memory is the worker's resident size, read from ``/pr
 platform has it (elsewhere only the time budget applies). Text travels between the processes
 through a pipe, never through a file. Recordings are not read whole: the transcriber streams
 the file and decodes it a window at a time, and is told the time budget, so a recording too
-long for its budget is refused before it is decoded rather than stopped hours later.
+long for its budget is refused before it is decoded rather than stopped hours later. A reader
+tells how far it is (pages, seconds of a recording) as it goes: the worker passes that up the
+same pipe, a few times a second at most, so a long file shows its own progress.
 
 A file that cannot be read fails with a sentence, whatever went wrong in the worker: a reader's
 own ``ExtractionError``, or the worker's words for what no reader caught (nesting deeper than
@@ -37,7 +39,7 @@ from cairn.app.process import diagnostic_log, privacy
 from cairn.ingest import failures, formats, lifetime
 from cairn.ingest.document import ExtractedDocument, ExtractionError
 from cairn.ingest.file_names import on_disk, readable
-from cairn.ingest.format_declaration import Format, Reading
+from cairn.ingest.format_declaration import Cost, Format, Progress, Reading, Unit
 
 if TYPE_CHECKING:
     from cairn.ingest.audio_settings import WhisperSettings
@@ -51,6 +53,9 @@ SECONDS_PER_MIB = {"audio": 60.0, "image": 60.0, "pdf": 30.0, "email": 30.0, "ma
 DEFAULT_SECONDS_PER_MIB = 10.0
 DEFAULT_MEMORY_MIB = 3072
 POLL_SECONDS = 0.05
+# A reader's progress goes up the pipe at most this often: a PDF's text layers run at hundreds
+# of pages a second, and a person reads a row's words a few times a second at most.
+PROGRESS_SECONDS = 0.25
 
 
 def format_of(path: Path) -> Format | None:
@@ -62,6 +67,18 @@ def kind_of(path: Path) -> str | None:
     """The name of the format that reads ``path`` ("pdf"), or None."""
     format_ = format_of(path)
     return format_.name if format_ is not None else None
+
+
+def cost_of(kind: str | None) -> Cost:
+    """What reading a file of this kind costs, as its format declares (text when unknown)."""
+    format_ = formats.registry().named(kind) if kind is not None else None
+    return format_.cost if format_ is not None else Cost.TEXT
+
+
+def unit_of(kind: str | None) -> Unit:
+    """What the reader of this kind counts its progress in ("page", "second", or "")."""
+    format_ = formats.registry().named(kind) if kind is not None else None
+    return format_.unit if format_ is not None else ""
 
 
 def source_path(source: str) -> Path:
@@ -86,8 +103,11 @@ class ExtractionSettings:
         return (BASE_SECONDS + per_mib * size / 2**20) * self.time_scale
 
 
-def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
-    """Read ``path`` with the extractor for its type (in this process)."""
+def extract_file(
+    path: Path, settings: ExtractionSettings, progress: Progress | None = None
+) -> ExtractedDocument:
+    """Read ``path`` with the extractor for its type (in this process); ``progress`` is told
+    how far the reader is, in its format's unit."""
     format_ = format_of(path)
     name = readable(path.name)  # extractors title and name files with it: text, never bytes
     if format_ is None:
@@ -100,6 +120,7 @@ def extract_file(path: Path, settings: ExtractionSettings) -> ExtractedDocument:
         ocr=functools.partial(_ocr_settings, settings),
         whisper=functools.partial(_whisper_settings, settings),
         attachment=_read_attachment,
+        progress=progress,
     )
     try:
         if format_.read_stream is not None:  # recordings and mailboxes: read as they stream
@@ -180,20 +201,36 @@ def _serve(connection: Any, settings: ExtractionSettings) -> None:
             return
         if path is None:
             return
-        answer = _answer(Path(path), settings)
         try:
+            answer = _answer(Path(path), settings, _Told(connection))
             connection.send_bytes(answer)
         except lifetime.PARENT_GONE:
             return
 
 
-def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
+class _Told:
+    """A reader's progress, sent up the pipe as ``("progress", done, total)``: the first
+    word at once, then at most every ``PROGRESS_SECONDS``."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self._last: float | None = None
+
+    def __call__(self, done: float, total: float) -> None:
+        now = time.monotonic()
+        if self._last is not None and now - self._last < PROGRESS_SECONDS:
+            return
+        self._last = now
+        self._connection.send(("progress", float(done), float(total)))
+
+
+def _answer(path: Path, settings: ExtractionSettings, progress: Progress) -> memoryview:
     """The worker's answer for one file, pickled: ``("ok", document)``, or ``("failed", a
     sentence)``, never an exception's name. Pickled here, so that what cannot be sent fails
     as the file's reason too."""
     name = readable(path.name)
     try:
-        return ForkingPickler.dumps(("ok", extract_file(path, settings)))
+        return ForkingPickler.dumps(("ok", extract_file(path, settings, progress)))
     except ExtractionError as exc:
         reason = str(exc)
     except MemoryError:
@@ -205,6 +242,8 @@ def _answer(path: Path, settings: ExtractionSettings) -> memoryview:
             "or made to stop readers. Save it again from the program that made it, or leave "
             "it out."
         )
+    except lifetime.PARENT_GONE:  # progress sent to a parent that has gone: the worker ends
+        raise
     except Exception as exc:  # a reader's own bug on a file nobody foresaw: that file fails
         format_ = format_of(path)
         reader = f"Cairn's {format_.label if format_ is not None else 'file'} reader"
@@ -231,8 +270,13 @@ class ExtractionWorker:
         self._started_by: threading.Thread | None = None
 
     def extract(
-        self, path: Path, should_stop: Callable[[], bool] = lambda: False
+        self,
+        path: Path,
+        should_stop: Callable[[], bool] = lambda: False,
+        progress: Progress | None = None,
     ) -> ExtractedDocument:
+        """``path`` read in the worker; ``progress`` (called on this thread) is told how far
+        the reader is, in its format's unit."""
         kind = kind_of(path) or "text"
         name = readable(path.name)
         try:
@@ -251,6 +295,21 @@ class ExtractionWorker:
             self._stop()
             self._ensure_started()
             self._connection.send(str(path))
+        status, payload = self._answer(name, budget, should_stop, progress)
+        if status != "ok":
+            raise ExtractionError(f"{name}: {payload}" if name not in payload else payload)
+        document: ExtractedDocument = payload
+        return document
+
+    def _answer(
+        self,
+        name: str,
+        budget: float,
+        should_stop: Callable[[], bool],
+        progress: Progress | None,
+    ) -> tuple[str, Any]:
+        """The worker's answer for the file it was sent, its progress passed on meanwhile;
+        a Stop, the worker's end, or a file past its time or memory budget raises."""
         started = time.monotonic()
         # The checks come before each wait, the first included, and a wait ends by the
         # budget's end: a child quicker than one poll still meets a Stop or a budget.
@@ -277,19 +336,22 @@ class ExtractionWorker:
                     f"{name} needed more than {self._settings.memory_mib} MiB of memory "
                     "to read and was stopped. Split it into smaller files and add those."
                 )
-            if self._connection.poll(
+            if not self._connection.poll(
                 max(0.0, min(POLL_SECONDS, started + budget - time.monotonic()))
             ):
-                break
-        try:
-            status, payload = self._connection.recv()
-        except (EOFError, OSError):
-            self._stop()
-            raise ExtractionError(f"{name} stopped the reader; the file may be damaged.") from None
-        if status != "ok":
-            raise ExtractionError(f"{name}: {payload}" if name not in payload else payload)
-        document: ExtractedDocument = payload
-        return document
+                continue
+            try:
+                message = self._connection.recv()
+            except (EOFError, OSError):
+                self._stop()
+                raise ExtractionError(
+                    f"{name} stopped the reader; the file may be damaged."
+                ) from None
+            if message[0] != "progress":
+                status, payload = message
+                return status, payload
+            if progress is not None:
+                progress(message[1], message[2])
 
     def close(self) -> None:
         if self._process is None or self._connection is None:

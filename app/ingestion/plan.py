@@ -26,6 +26,11 @@ file is still found by the check of the folder's known files against the disk.
 Paths are ``Path`` objects that open the file (a name that is not UTF-8 holds surrogates, PEP
 383); what the vault keys, shows and reports is their readable form (``ingest.file_names``).
 
+The plan is in the order the run reads: by what reading costs, as each format declares it
+(``ingest.format_declaration.Cost``), text first, then PDFs, pictures (OCR) and recordings
+(transcription); within a kind by path. So the notes of a folder are searchable while its
+scans and recordings are still being read, and the same files are always read in one order.
+
 A dry run is exactly this plan, shown.
 """
 
@@ -39,7 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.app.ingestion.extraction import kind_of
+from cairn.app.ingestion.extraction import cost_of, kind_of
 from cairn.ingest import notes_folder
 from cairn.ingest.file_names import on_disk, readable
 from cairn.storage import source_rows
@@ -170,6 +175,8 @@ def make_plan(
                     and not on_disk(row["path"], row["path_bytes"]).exists()
                 ):
                     plan.removed.append(row["path"])
+    # A stable sort: each kind keeps the order by path it was listed in above.
+    plan.files.sort(key=lambda planned: cost_of(planned.kind))
     return plan
 
 

@@ -8,11 +8,12 @@ and its vector index catches up with the child's rows at the next search). The w
 only waits on a pipe.
 
 The key, the paths and the progress travel through that pipe, never through a file. Cancelling
-sends a word down the pipe and the child stops as ``CancelToken`` promises (after the current
-file; a file being read is abandoned). ``ApartRuns.stop_all`` (the vault is about to close)
+sends a word down the pipe and the child stops as ``CancelToken`` promises (a file being read
+is let go, what was read is written). ``ApartRuns.stop_all`` (the vault is about to close)
 cancels, waits a little, and then ends the child: a batch it had not committed is rolled back
-by SQLite, and a rerun adds those files again. The child ends the same way, at once, when the
-window's process is killed (``ingest/lifetime.py``).
+by SQLite, and a rerun adds those files again (the vault keeps the run as unfinished, so the
+window offers to resume it). The child ends the same way, at once, when the window's process
+is killed (``ingest/lifetime.py``).
 """
 
 from __future__ import annotations

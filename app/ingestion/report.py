@@ -1,6 +1,13 @@
 """What an ingest run tells its caller: progress events while it runs, a cancel token the caller
 may set from any thread, and the report at the end (per file: what was planned, what happened,
-and for a failure the reason)."""
+and for a failure the reason).
+
+The events say what is really happening, file by file, as it happens: which file is read, how
+far its reader is (pages, seconds of a recording), which is prepared for search or saved, and
+each file's outcome once it is final (``settled``), so a window shows a file added when it is
+added, not when the run ends; ``stored`` says memories were committed since the last event, so
+the window can show them while the run goes on.
+"""
 
 from __future__ import annotations
 
@@ -22,34 +29,6 @@ FileState = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class IngestProgress:
-    stage: str  # scanning, reading, embedding, writing, linking, done
-    files_done: int
-    files_total: int
-    bytes_done: int
-    bytes_total: int
-    current: str | None = None
-
-
-class ProgressSink(Protocol):
-    def __call__(self, progress: IngestProgress) -> None: ...
-
-
-class CancelToken:
-    """Set from any thread; the run stops before the next file and keeps what it committed."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-
 @dataclass
 class FileOutcome:
     path: str
@@ -64,6 +43,47 @@ class FileOutcome:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, [])}
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    """One event of a run. ``stage``: scanning (a file hashed), reading (the run takes the
+    file ``current``: once per file), file_progress (a file's reader tells how far it is,
+    perhaps while another file is being saved), embedding (``current`` prepared for search),
+    writing (saving: ``current``, or None for the files waiting in a batch), linking, done."""
+
+    stage: str
+    files_done: int
+    files_total: int
+    bytes_done: int  # of the files read, and the share read so far of those being read
+    bytes_total: int
+    current: str | None = None
+    # ``current``'s own progress in ``unit`` ("page", "second", "passage"); 0 of 0: untold.
+    done_units: float = 0.0
+    total_units: float = 0.0
+    unit: str = ""
+    seconds_left: float | None = None  # the run's time left, once it can be told honestly
+    settled: tuple[FileOutcome, ...] = ()  # files whose outcome is final since the last event
+    stored: bool = False  # memories were committed since the last event
+
+
+class ProgressSink(Protocol):
+    def __call__(self, progress: IngestProgress) -> None: ...
+
+
+class CancelToken:
+    """Set from any thread; the run stops at once: the file being read is let go (its reader
+    is stopped), what was read is saved, and what was committed is kept."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
 
 
 @dataclass

@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from cairn.app import memory_settings
 from cairn.app.clock import now_iso
+from cairn.app.ingestion import unfinished
 from cairn.app.packs import Pack
 from cairn.storage import export_rows
 from cairn.storage.connection import Connection
@@ -35,10 +36,10 @@ ROW_KINDS = (
     "dedup_log", "source",
 )  # fmt: skip
 # Settings that describe the file rather than the memory: the pack has a line of its own, a
-# vault's creation time is the new vault's, and the record of the file an import filled it
-# from (``jsonl_import``) is that vault's own.
+# vault's creation time is the new vault's, the record of the file an import filled it from
+# (``jsonl_import``) is that vault's own, and so are the ingest runs it has yet to finish.
 IMPORT_KEY = "import"
-FILE_SETTINGS = frozenset({"pack", "created_at", IMPORT_KEY})
+FILE_SETTINGS = frozenset({"pack", "created_at", IMPORT_KEY, unfinished.KEY})
 # The settings a scoped export keeps: vault-wide tuning, never another compartment's folders.
 WATCH_KEY = "watch.folders"
 SHARED_PREFIXES = (memory_settings.PREFIX,)

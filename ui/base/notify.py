@@ -1,7 +1,7 @@
-"""How the window tells the person things: an inline notice next to what went wrong, and a
-desktop notification when long work finishes (the balloon of the window's tray icon when the
-desktop has a tray, and the window's status bar). Also the window's icon, drawn here so the
-app needs no image files.
+"""How the window tells the person things: an inline notice next to what went wrong, a line
+that shows only while it has something to say, and a desktop notification when long work
+finishes (the balloon of the window's tray icon when the desktop has a tray, and the window's
+status bar). Also the window's icon, drawn here so the app needs no image files.
 """
 
 from __future__ import annotations
@@ -53,6 +53,19 @@ class NoticeLabel(QWidget):
         pixmap = self.style().standardIcon(icon).pixmap(NOTICE_ICON_SIZE, NOTICE_ICON_SIZE)
         self._icon.setPixmap(pixmap)
         self._text.setText(text)
+        self.setVisible(bool(text))
+
+
+class QuietLine(QLabel):
+    """A line of words, wrapped, that takes no room while it has nothing to say."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setVisible(False)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
         self.setVisible(bool(text))
 
 

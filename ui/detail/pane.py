@@ -65,7 +65,7 @@ from cairn.ui.detail.parts import (
 )
 from cairn.ui.memory.forget_question import confirm_forget
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
-from cairn.ui.memory.open_at import is_file_source, open_source, place_text
+from cairn.ui.memory.open_at import Opened, is_file_source, open_source, place_text, show_in_folder
 from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
 from cairn.ui.rows.results_model import local_date, source_name
 from cairn.ui.writing.note_editor import NoteEditor
@@ -105,6 +105,11 @@ class DetailPane(QWidget):
         self.source_label = text_label(selectable=True)
         self.open_button = QPushButton()
         self.open_button.clicked.connect(self.open_source_file)
+        # Offered when no program here opens the file: its folder, in the file manager.
+        self.folder_button = QPushButton("Show in folder")
+        self.folder_button.setAccessibleName("Show the source file in its folder")
+        self.folder_button.clicked.connect(self.show_source_folder)
+        self.folder_button.setVisible(False)
         self.links_heading = QLabel("<b>Links</b>")
         self.links_list = EntryList()
         self.links_note = text_label()
@@ -180,6 +185,7 @@ class DetailPane(QWidget):
         source_row = QHBoxLayout()
         source_row.addWidget(self.source_label, 1)
         source_row.addWidget(self.open_button)
+        source_row.addWidget(self.folder_button)
         content.addLayout(source_row)
         for widget in (self.links_heading, self.links_list, self.links_note):
             content.addWidget(widget)
@@ -259,6 +265,7 @@ class DetailPane(QWidget):
         self.history_list.clear()
         self.sections_list.clear()
         self.notice.clear()
+        self.folder_button.setVisible(False)
         self.empty_label.setText(message)
         self.empty_label.setVisible(True)
         self._scroll.setVisible(False)
@@ -378,6 +385,7 @@ class DetailPane(QWidget):
 
     def _show_source(self, source: str | None, locator: dict[str, Any] | None) -> None:
         where = place_text(locator)
+        self.folder_button.setVisible(False)
         if not source:
             self.source_label.setVisible(False)
             self.open_button.setVisible(False)
@@ -420,11 +428,21 @@ class DetailPane(QWidget):
         if loaded is None or loaded.detail is None or not loaded.detail.node.source:
             return
         node = loaded.detail.node
-        opened, message = open_source(str(node.source), node.locator)
-        if opened:
-            self.notice.show_info(message)
+        self._tell(open_source(str(node.source), node.locator))
+
+    def show_source_folder(self) -> None:
+        """The folder of the memory's file, for when no program here opens the file."""
+        loaded = self._loaded
+        if loaded is None or loaded.detail is None or not loaded.detail.node.source:
+            return
+        self._tell(show_in_folder(str(loaded.detail.node.source)))
+
+    def _tell(self, opened: Opened) -> None:
+        if opened.ok:
+            self.notice.show_info(opened.message)
         else:
-            self.notice.show_error(message)
+            self.notice.show_error(opened.message)
+        self.folder_button.setVisible(opened.offer_folder)
 
     def edit_current(self) -> QDialog | None:
         """Edit…: a note in the note editor (each save a version), anything else in a plain

@@ -1,18 +1,24 @@
 """The ingest panel: files and folders go in, and the person sees what happens to each one.
 
 An ingest run can take minutes (a folder of PDFs, a recording to transcribe), so it runs in a
-worker and the panel shows, as it goes: the file list (waiting, reading, added, failed) with the
-file being read in bold, an overall bar by bytes with the files and bytes counted, the stage in
-words, and a Stop button. Stopping takes effect between files: what was read before is kept,
-and the summary says so. Failures are listed with their reason; failures of earlier runs are a
-click away ("Show earlier failures").
+worker and the panel shows, as it goes: the file list, each row saying what is happening to
+that file now (waiting, reading page 12 of 80, transcribing 03:10 of 41:00, saving) and then
+what came of it (added, failed and why, not read); a bar by bytes with the files and bytes
+counted and, once the run can tell it honestly, the time left; the stage in words; and Stop.
+The run reads text first, pictures and recordings last, and saves as it goes: the library
+grows while it runs (``announce`` tells the session what the run stored).
+
+Stop says "Stopping…" at once: the file being read is let go, what was read is kept, and the
+files not read say so. A run that did not finish (stopped, or cut short by a lock or a crash)
+is offered again (``resume``), after an unlock too. Failures are listed with their reason;
+failures of earlier runs are a click away (``earlier``).
 
 Paths given while a run is going are queued, not refused: a person who drops a second folder
 expects it to be added. They are read together in one run once the current run ends (and let
 go, with a word, if the person stops the run or locks the vault).
 
 After an unlock the panel shows the last run again, its files and summary (``view`` before the
-lock, ``restore`` after); a run the lock stopped says so.
+lock, ``restore`` after); a run the lock stopped says so, and Resume is offered for it.
 
 Watched folders (``watched_folders``) are listed below the runs; each batch of their changes
 is a run of its own here, and batches that come while a run goes are merged into one.
@@ -43,28 +49,25 @@ from cairn.app.api import (
     IngestReport,
     IngestRequest,
     MemoryService,
-    TrackedFile,
     WatchBatch,
 )
+from cairn.ui.base.notify import QuietLine
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
-from cairn.ui.ingest.rows import EarlierFailures, FileList, human_size, summarize
-from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox
+from cairn.ui.ingest.announce import StoredAnnouncer
+from cairn.ui.ingest.earlier import EarlierFailuresBox
+from cairn.ui.ingest.resume import ResumeBar
+from cairn.ui.ingest.rows import FileList
+from cairn.ui.ingest.watched_folders import FolderWatching, WatchedFoldersBox, merged_batches
+from cairn.ui.ingest.words import STAGE_WORDS, human_size, stage_line, summarize, time_left
 
-STAGE_WORDS = {
-    "scanning": "Looking through the files",
-    "reading": "Reading",
-    "embedding": "Preparing for search:",
-    "writing": "Saving to the vault",
-    "linking": "Linking notes to each other",
-    "done": "Finishing",
-}
 IDLE_TEXT = "Drop files or folders anywhere on the window, or use File › Add, to add them."
 BAR_STEPS = 1000  # the bar counts thousandths: a byte count overflows a QProgressBar's int
+STOP_TEXT = "Stop"
 STOPPED_BY_LOCK = (
-    "The vault was locked while files were being added: what was saved before is kept. Add "
-    "the same files again to finish; those already saved are skipped."
+    "The vault was locked while files were being added: what was saved before is kept, and "
+    "Resume adds the rest."
 )
 
 
@@ -78,13 +81,14 @@ class IngestView:
     counts: str
     run: tuple[list[Path], IngestReport] | None
     interrupted: bool
+    bar: int = 0  # how far the bar was, in BAR_STEPS: a stopped run's is not full
 
 
 class IngestPanel(QWidget):
     open_requested = Signal(str)  # the Document id of a file the person double-clicked
     finished = Signal(object)  # the IngestReport of a run that ended
     busy_changed = Signal(object)  # str for the status bar while a run goes, None when idle
-    progressed = Signal(object)  # each IngestProgress, on the UI thread
+    progressed = Signal(object)  # each IngestProgress, on the UI thread, once it is shown
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -100,10 +104,14 @@ class IngestPanel(QWidget):
         self._busy_text: str | None = None
         self._roots: list[Path] = []  # the files and folders of the current run
         self._last_run: tuple[list[Path], IngestReport] | None = None  # the last one finished
+        self._last: IngestProgress | None = None  # the run's last event
+        self._announcer = StoredAnnouncer(session, self)
         self._build()
-        session.unlocked.connect(self._forget)
+        session.unlocked.connect(self._on_unlocked)
         session.about_to_lock.connect(self._stop_for_lock)
         session.locked.connect(self._on_locked)
+        if session.service is not None:
+            self.resume_bar.refresh()
 
     def _build(self) -> None:
         self._stage = QLabel(IDLE_TEXT)
@@ -111,23 +119,25 @@ class IngestPanel(QWidget):
         self._bar = QProgressBar()
         self._bar.setRange(0, BAR_STEPS)
         self._bar.setTextVisible(False)
-        self._counts = QLabel("")
-        self._cancel = QPushButton("Stop after this file")
-        self._cancel.setToolTip("Keeps what was read so far; the rest can be added again later.")
+        self._bar.setAccessibleName("Progress of adding files")
+        self._counts = QuietLine()
+        self._cancel = QPushButton(STOP_TEXT)
+        self._cancel.setAccessibleName("Stop adding files")
+        self._cancel.setToolTip(
+            "Stops now: the file being read is let go, what was read is kept, and Resume adds "
+            "the rest later."
+        )
         self._cancel.setEnabled(False)
         self._cancel.clicked.connect(self.cancel)
-        self._waiting = QLabel("")
+        self._waiting = QuietLine()
         self._files = FileList()
         self._files.open_requested.connect(self.open_requested)
-        self._summary = QLabel("")
-        self._summary.setWordWrap(True)
+        self._summary = QuietLine()
         self._summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._earlier_button = QPushButton("Show earlier failures")
-        self._earlier_button.setCheckable(True)
-        self._earlier_button.toggled.connect(self._toggle_earlier)
-        self._earlier = EarlierFailures()
+        self.resume_bar = ResumeBar(self._session, lambda: self._running)
+        self.resume_bar.resume_requested.connect(self.resume)
+        self._earlier = EarlierFailuresBox(self._session)
         self._earlier.open_requested.connect(self.open_requested)
-        self._earlier.hide()
 
         top = QHBoxLayout()
         top.addWidget(self._bar, 1)
@@ -137,9 +147,11 @@ class IngestPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self._counts)
         layout.addWidget(self._waiting)
-        layout.addWidget(self._files, 2)
+        # What a run came to, and the offer to resume it, above its list of files: in a
+        # short dock a long list would push them out of sight.
         layout.addWidget(self._summary)
-        layout.addWidget(self._earlier_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.resume_bar)
+        layout.addWidget(self._files, 2)
         layout.addWidget(self._earlier, 1)
         self.watched_box = WatchedFoldersBox(self.watching)
         layout.addWidget(QLabel("<b>Watched folders</b>"))
@@ -176,36 +188,54 @@ class IngestPanel(QWidget):
         if service is None:
             return
         if self._running:
-            self._batches[batch.scope] = _merged(self._batches.get(batch.scope), batch)
+            self._batches[batch.scope] = merged_batches(self._batches.get(batch.scope), batch)
             self._show_waiting()
             return
-        self._begin(list(batch.folders), service, batch)
+        self._begin(list(batch.folders), service, batch=batch)
+
+    def resume(self, request: IngestRequest | None = None) -> None:
+        """Run again a run that did not finish (the one offered, unless ``request``)."""
+        request = request or self.resume_bar.offered
+        service = self._session.service
+        if request is None or service is None or self._running:
+            return
+        self.resume_bar.clear()
+        self._begin(list(request.paths), service, scope=request.scope)
 
     def cancel(self) -> None:
-        """Stop after the current file; what was read is kept. Files dropped meanwhile are let
-        go. A watched folder's changes waiting still run after a drop is stopped: the person
-        stopped the files they dropped, and the watcher will not hand those changes over
-        again before the next unlock. Stopping a watched run lets them go too."""
+        """Stop now: the file being read is let go, what was read is kept, and the rest can be
+        resumed. Files dropped meanwhile are let go. A watched folder's changes waiting still
+        run after a drop is stopped: the person stopped the files they dropped, and the
+        watcher will not hand those changes over again before the next unlock. Stopping a
+        watched run lets them go too."""
         if not self._running or self._token is None:
             return
         self._token.cancel()
         self._cancel.setEnabled(False)
+        self._cancel.setText("Stopping…")
         dropped = len(self._queue) + (len(self._batches) if self._watched_run else 0)
         self._queue.clear()
         if self._watched_run:
             self._batches.clear()
         self._show_waiting()
         note = f" The {dropped} waiting to be added next were let go." if dropped else ""
-        self._stage.setText(f"Stopping after the current file…{note}")
+        self._stage.setText(f"Stopping…{note}")
+        self._set_busy("Stopping…")
+        if self._last is not None:  # no time left is said of a run that is stopping
+            self._show_counts(self._last, final=True)
 
     def file_rows(self) -> dict[str, tuple[str, str]]:
         """Each file of the run shown: path → (state code, details); codes as in
-        ``ingest_rows.ROW_WORDS`` (queued, reading, done, failed, cancelled...)."""
+        ``rows.ROW_WORDS`` (queued, reading, saving, done, failed, cancelled...)."""
         return self._files.rows()
+
+    def file_states(self) -> dict[str, str]:
+        """Each file of the run shown: path → the words of its State column."""
+        return self._files.state_texts()
 
     def earlier_failures(self) -> list[tuple[str, str]]:
         """(path, reason) of the earlier failures shown."""
-        return self._earlier.failures()
+        return self._earlier.list.failures()
 
     @property
     def summary_text(self) -> str:
@@ -223,7 +253,9 @@ class IngestPanel(QWidget):
     def view(self) -> IngestView:
         """The last run as shown, for ``restore`` after an unlock."""
         counts = "" if self._running else self._counts.text()
-        return IngestView(self._summary.text(), counts, self._last_run, self._running)
+        return IngestView(
+            self._summary.text(), counts, self._last_run, self._running, self._bar.value()
+        )
 
     def restore(self, view: IngestView) -> None:
         """Show the last run again, unless a run already started (a watched folder's)."""
@@ -234,7 +266,7 @@ class IngestPanel(QWidget):
             self._last_run = view.run
             self._files.begin_run(roots)
             self._files.apply(report)
-            self._bar.setValue(BAR_STEPS)
+            self._bar.setValue(view.bar)
             self._stage.setText("Stopped." if report.cancelled else "Done.")
             self._counts.setText(view.counts)
         summary = f"{STOPPED_BY_LOCK} {view.summary}" if view.interrupted else view.summary
@@ -245,12 +277,23 @@ class IngestPanel(QWidget):
         """What waits for the current run to end, as shown ("" when nothing does)."""
         return self._waiting.text()
 
+    @property
+    def bar_value(self) -> float:
+        """How full the bar is, from 0 to 1."""
+        return self._bar.value() / BAR_STEPS if self._bar.maximum() else 0.0
+
     # -- a run --------------------------------------------------------------------------------
 
     def _begin(
-        self, paths: list[str], service: MemoryService, batch: WatchBatch | None = None
+        self,
+        paths: list[str],
+        service: MemoryService,
+        *,
+        scope: str = "personal",
+        batch: WatchBatch | None = None,
     ) -> None:
         self._forget()
+        self.resume_bar.clear()
         self._roots = [Path(p).expanduser().resolve() for p in paths]
         self._files.begin_run(self._roots)
         self._run += 1
@@ -258,6 +301,7 @@ class IngestPanel(QWidget):
         self._running = True
         self._watched_run = batch is not None
         self._token = CancelToken()
+        self._cancel.setText(STOP_TEXT)
         self._cancel.setEnabled(True)
         self._bar.setRange(0, 0)  # busy until the files are counted
         self._stage.setText(STAGE_WORDS["scanning"] + "…")
@@ -268,7 +312,7 @@ class IngestPanel(QWidget):
         languages, whisper = extraction_preferences()
         request = IngestRequest.of(
             paths,
-            scope=batch.scope if batch else "personal",
+            scope=batch.scope if batch else scope,
             ocr_languages=languages,
             whisper_model_dir=whisper,
             changed=batch.changed if batch else None,
@@ -287,26 +331,24 @@ class IngestPanel(QWidget):
     def _on_progress(self, run: int, event: IngestProgress) -> None:
         if not shiboken6.isValid(self) or run != self._run:
             return  # the panel is gone, or the person locked the run away
-        self.progressed.emit(event)
-        stage = event.stage
-        if stage == "scanning":
+        if event.stage == "scanning":
             self._scanned += 1
             if event.current:
                 self._files.found(event.current)
             if not self._stopping:
                 total = event.files_total
                 self._stage.setText(f"{STAGE_WORDS['scanning']}: {self._scanned} of {total}")
+            self.progressed.emit(event)
             return
-        if stage == "reading" and event.current:
-            self._files.reading(event.current)
-        elif stage == "embedding":
-            self._files.embedding()
-        elif stage in ("writing", "linking", "done"):
-            self._files.settle_current()
+        self._files.show_event(event)
+        self._files.settle(event.settled)
+        if event.stored:
+            self._announcer.stored()
         if not self._stopping:  # else keep saying that it is stopping
-            name = Path(event.current).name if event.current else ""
-            self._stage.setText(f"{STAGE_WORDS.get(stage, stage)} {name}".strip())
+            self._stage.setText(stage_line(event))
+        self._last = event
         self._show_counts(event)
+        self.progressed.emit(event)  # after the panel shows it, so a listener sees it shown
 
     @property
     def _stopping(self) -> bool:
@@ -317,10 +359,11 @@ class IngestPanel(QWidget):
             return
         self._files.apply(report)
         self._last_run = (self._roots, report)
-        self._bar.setRange(0, BAR_STEPS)
-        self._bar.setValue(BAR_STEPS)
+        if not report.cancelled:  # a stopped run's bar stays where the run got to
+            self._bar.setRange(0, BAR_STEPS)
+            self._bar.setValue(BAR_STEPS)
         self._stage.setText("Stopped." if report.cancelled else "Done.")
-        self._summary.setText(summarize(report))
+        self._summary.setText(summarize(report, resumable=not self._watched_run))
         self._end_run()
         self.finished.emit(report)
         self._start_queued()
@@ -328,23 +371,30 @@ class IngestPanel(QWidget):
     def _on_failed(self, run: int, message: str) -> None:
         if run != self._run:
             return
-        self._files.settle_current()
+        self._files.interrupted()
         self._bar.setRange(0, BAR_STEPS)
         self._stage.setText("The run stopped.")
-        self._summary.setText(
-            f"{message} The files saved before it stopped are kept; add the rest again."
+        rest = (
+            "the watcher adds the rest when the vault is next unlocked"
+            if self._watched_run
+            else "Resume adds the rest"
         )
+        self._summary.setText(f"{message} The files saved before it stopped are kept; {rest}.")
         self._end_run()
         self._start_queued()
 
     def _end_run(self) -> None:
         self._running = False
         self._token = None
+        self._cancel.setText(STOP_TEXT)
         self._cancel.setEnabled(False)
         self._set_busy(None)
-        self._session.changed.emit()  # even a stopped or failed run may have added files
-        if self._earlier_button.isChecked():
-            self._load_earlier()
+        if self._last is not None:
+            self._show_counts(self._last, final=True)
+        self._announcer.now()  # even a stopped or failed run may have added files
+        self._earlier.refresh()
+        if not (self._queue or self._batches):
+            self.resume_bar.refresh()
 
     def _start_queued(self) -> None:
         service = self._session.service
@@ -359,23 +409,33 @@ class IngestPanel(QWidget):
             scope = min(self._batches)
             batch = self._batches.pop(scope)
             self._show_waiting()
-            self._begin(list(batch.folders), service, batch)
+            self._begin(list(batch.folders), service, batch=batch)
         self._summary.setText(f"Last run: {summary}")
 
     # -- labels -------------------------------------------------------------------------------
 
-    def _show_counts(self, event: IngestProgress) -> None:
+    def _show_counts(self, event: IngestProgress, *, final: bool = False) -> None:
+        """The bar and the counts of ``event``; ``final``: the run has ended, so the counts
+        stay as it left them, without a time left."""
+        if not final:
+            self._show_bar(event)
+        left = "" if final or self._stopping else time_left(event.seconds_left)
+        self._counts.setText(
+            f"{event.files_done} of {event.files_total} files done · "
+            f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}"
+            + (f" · {left}" if left else "")
+        )
+        if not final and not self._stopping:
+            done = f"Adding files: {event.files_done} of {event.files_total} done"
+            self._set_busy(f"{done}, {left}" if left else done)
+
+    def _show_bar(self, event: IngestProgress) -> None:
         if event.bytes_total > 0:
             self._bar.setRange(0, BAR_STEPS)
             self._bar.setValue(min(BAR_STEPS, event.bytes_done * BAR_STEPS // event.bytes_total))
         elif event.files_total > 0:
             self._bar.setRange(0, BAR_STEPS)
             self._bar.setValue(event.files_done * BAR_STEPS // event.files_total)
-        self._counts.setText(
-            f"{event.files_done} of {event.files_total} files done · "
-            f"{human_size(event.bytes_done)} of {human_size(event.bytes_total)}"
-        )
-        self._set_busy(f"Adding files: {event.files_done} of {event.files_total} done")
 
     def _show_waiting(self) -> None:
         waiting = len(self._queue) + len(self._batches)
@@ -391,34 +451,6 @@ class IngestPanel(QWidget):
             self._busy_text = text
             self.busy_changed.emit(text)
 
-    # -- earlier failures ---------------------------------------------------------------------
-
-    def _toggle_earlier(self, shown: bool) -> None:
-        self._earlier.setVisible(shown)
-        self._earlier_button.setText("Hide earlier failures" if shown else "Show earlier failures")
-        if shown:
-            self._load_earlier()
-
-    def _load_earlier(self) -> None:
-        service = self._session.service
-        if service is None:
-            return
-        call_in_worker(
-            self,
-            failed_sources,
-            service,
-            on_done=self._show_earlier,
-            on_failed=self._show_earlier_error,
-        )
-
-    def _show_earlier(self, rows: list[TrackedFile]) -> None:
-        if self._session.service is not None and self._earlier_button.isChecked():
-            self._earlier.show_rows(rows)
-
-    def _show_earlier_error(self, message: str) -> None:
-        if self._session.service is not None and self._earlier_button.isChecked():
-            self._earlier.show_error(message)
-
     # -- the session --------------------------------------------------------------------------
 
     def _forget(self, *_: object) -> None:
@@ -426,15 +458,21 @@ class IngestPanel(QWidget):
         self._files.begin_run([])
         self._last_run = None
         self._scanned = 0
+        self._last = None
         self._counts.setText("")
         self._summary.setText("")
         self._bar.setRange(0, BAR_STEPS)
         self._bar.setValue(0)
         self._stage.setText(IDLE_TEXT)
 
+    def _on_unlocked(self, *_: object) -> None:
+        self._forget()
+        self.resume_bar.refresh()  # a run the lock cut short is offered again
+
     def _stop_for_lock(self) -> None:
-        # Stop before the vault closes: the run ends after its current file, and what it
-        # committed is kept; the batch being written finishes (the vault waits for it).
+        # Stop before the vault closes: the file being read is let go, and what the run
+        # committed is kept; the batch being written finishes (the vault waits for it). The
+        # vault keeps the run as unfinished, and the next unlock offers to resume it.
         if self._token is not None:
             self._token.cancel()
 
@@ -446,27 +484,14 @@ class IngestPanel(QWidget):
         self._token = None
         self._queue.clear()
         self._batches.clear()
+        self._announcer.stop()
         self._show_waiting()
+        self._cancel.setText(STOP_TEXT)
         self._cancel.setEnabled(False)
         self._forget()
+        self.resume_bar.clear()
         self._earlier.clear()
-        self._earlier_button.setChecked(False)
         self._set_busy(None)
-
-
-def _merged(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:
-    """Two batches of one scope as one run: a folder caught up whole covers its changes."""
-    if waiting is None:
-        return batch
-    folders = tuple(sorted({*waiting.folders, *batch.folders}))
-    if waiting.changed is None or batch.changed is None:
-        return WatchBatch(batch.scope, folders, None)
-    return WatchBatch(batch.scope, folders, tuple(sorted({*waiting.changed, *batch.changed})))
-
-
-def failed_sources(service: MemoryService) -> list[TrackedFile]:
-    """Files that failed in any run, in every scope the vault has (worker side)."""
-    return service.sources(scopes=service.scopes(), states=["failed"])
 
 
 def extraction_preferences() -> tuple[list[str] | None, str | None]:

@@ -165,6 +165,16 @@ def _changed(
     return added, _watch(service, on_batch, on_problem, False)
 
 
+def merged_batches(waiting: WatchBatch | None, batch: WatchBatch) -> WatchBatch:
+    """Two batches of one scope as one run: a folder caught up whole covers its changes."""
+    if waiting is None:
+        return batch
+    folders = tuple(sorted({*waiting.folders, *batch.folders}))
+    if waiting.changed is None or batch.changed is None:
+        return WatchBatch(batch.scope, folders, None)
+    return WatchBatch(batch.scope, folders, tuple(sorted({*waiting.changed, *batch.changed})))
+
+
 def _add(service: MemoryService, path: str, scope: str) -> WatchedFolder | None:
     return service.watch_folder(path, scope=scope)[-1]
 

@@ -101,9 +101,9 @@ class MemoryMenu(QMenu):
         if self.detail is None or not self.detail.node.source:
             return
         node = self.detail.node
-        opened, message = open_source(str(node.source), node.locator)
-        if not opened:
-            _tell(self._owner, message)
+        opened = open_source(str(node.source), node.locator)
+        if not opened.ok:
+            _tell(self._owner, opened.message)
 
     def _copy_link(self) -> None:
         if self.detail is not None:

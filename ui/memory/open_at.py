@@ -4,8 +4,10 @@ recording at its second.
 Desktops have no common way to say "open at page 12", so Cairn asks the viewers it knows,
 in order, for the first one installed (``plan_open``, a pure function of the source, the
 locator and a PATH lookup, so a test can check the command without launching anything). When
-none is installed the file opens in the desktop's default application, and the caller shows
-the passage's text so the person can find the place themselves.
+none is installed the file goes to the application the desktop opens that kind of file with
+(``desktop_apps``), and the caller shows the passage's text so the person can find the place
+themselves. When no program here opens that kind of file, Cairn says so and offers to show
+the file in its folder instead; it never says it opened what it did not.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from PySide6.QtCore import QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 
 from cairn.app.api import source_path
+from cairn.ui.memory import desktop_apps
+from cairn.ui.memory.desktop_apps import DesktopApp
 
 Which = Callable[[str], str | None]  # shutil.which: a program's path, or None
+Apps = Callable[[Path], DesktopApp | None]  # the desktop's application for a file or folder
 
 # Each viewer's way of opening a file at a 1-based page. evince's --page-label would take the
 # printed label ("iv"), which differs from the position in front matter: --page-index is the
@@ -43,6 +48,16 @@ MEDIA_PLAYERS: tuple[tuple[str, Callable[[str, float], list[str]]], ...] = (
 AUDIO_SUFFIXES = (".mp3", ".wav", ".m4a", ".ogg", ".oga", ".opus", ".flac", ".aac", ".wma")
 VIDEO_SUFFIXES = (".mp4", ".m4v", ".mkv", ".webm", ".mov", ".avi", ".mpeg", ".mpg")
 MEDIA_SUFFIXES = frozenset(AUDIO_SUFFIXES + VIDEO_SUFFIXES)
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp")
+# What a kind of file is called when no program opens it ("No program here opens PDFs").
+KIND_NAMES = {
+    ".pdf": "PDFs",
+    **dict.fromkeys(AUDIO_SUFFIXES, "recordings"),
+    **dict.fromkeys(VIDEO_SUFFIXES, "videos"),
+    **dict.fromkeys(IMAGE_SUFFIXES, "pictures"),
+    **dict.fromkeys((".md", ".markdown", ".txt", ".text"), "text files"),
+    **dict.fromkeys((".html", ".htm"), "web pages"),
+}
 
 
 @dataclass(frozen=True)
@@ -124,31 +139,74 @@ def missing_file_text(path: Path) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Opened:
+    """What came of asking to open a file: whether a program took it, the sentence to show,
+    and whether to offer its folder instead (``show_in_folder``): nothing here opened it."""
+
+    ok: bool
+    message: str
+    offer_folder: bool = False
+
+
 def open_source(
     source: str,
     locator: dict[str, Any] | None,
     which: Which = shutil.which,
-) -> tuple[bool, str]:
-    """Open the file; returns whether it opened and a sentence for the person."""
+    apps: Apps = desktop_apps.application_for,
+) -> Opened:
+    """Open the file at its place if a viewer can, else with the desktop's application for
+    its kind; when there is none, say so and offer its folder."""
     plan = plan_open(source, locator, which)
     shown = Path(source)  # the readable form: a name's odd bytes as \xNN, never surrogates
     if not plan.path.exists():
-        return False, missing_file_text(shown)
+        return Opened(False, missing_file_text(shown))
     if plan.program is not None:
         started, _pid = QProcess.startDetached(plan.program, list(plan.arguments))
         if started:
-            return True, f"Opened {shown.name} at {plan.where} in {Path(plan.program).name}."
+            program = Path(plan.program).name
+            return Opened(True, f"Opened {shown.name} at {plan.where} in {program}.")
+    app = apps(plan.path)
+    if app is None:
+        return Opened(
+            False,
+            f"No program here opens {kind_name(plan.path)}; install one, or Show in folder.",
+            offer_folder=True,
+        )
     if not QDesktopServices.openUrl(file_url(plan.path)):
-        return False, (
-            f"No application on this computer opens {shown.name}. Install a viewer for "
-            f"this kind of file, or open {shown} yourself."
+        return Opened(
+            False,
+            f"The desktop did not start {app.name} for {shown.name}. Show in folder, or open "
+            f"it yourself: it is in {shown.parent}.",
+            offer_folder=True,
         )
     if plan.where:
-        return True, (
-            f"Opened {shown.name}; go to {plan.where} yourself (no viewer that opens at a "
-            "place is installed). The passage is shown above."
+        return Opened(
+            True,
+            f"Asked {app.name} to open {shown.name}; it cannot be told where to start, so go "
+            f"to {plan.where} there. The passage is shown above.",
         )
-    return True, f"Opened {shown.name}."
+    return Opened(True, f"Asked {app.name} to open {shown.name}.")
+
+
+def show_in_folder(source: str, apps: Apps = desktop_apps.application_for) -> Opened:
+    """Open the folder of the file ``source`` in the desktop's file manager; when there is
+    none, say where it is."""
+    folder, shown = source_path(source).parent, Path(source).parent
+    if not folder.is_dir():
+        return Opened(False, f"The folder {shown} is no longer there.")
+    manager = apps(folder)
+    if manager is None:
+        return Opened(False, f"No file manager here opens folders either. The file is in {shown}.")
+    if not QDesktopServices.openUrl(file_url(folder)):
+        return Opened(False, f"The desktop did not start {manager.name}. The file is in {shown}.")
+    return Opened(True, f"Asked {manager.name} to show {shown}.")
+
+
+def kind_name(path: Path) -> str:
+    """What files like ``path`` are called in a sentence: "PDFs", "recordings"."""
+    suffix = path.suffix.lower()
+    return KIND_NAMES.get(suffix) or (f"{suffix[1:].upper()} files" if suffix else "such files")
 
 
 def _first_installed(candidates: Sequence[tuple[str, Any]], which: Which) -> tuple[str, Any] | None:

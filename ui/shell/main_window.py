@@ -42,6 +42,7 @@ from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.base.undoable import UndoHistory
 from cairn.ui.ingest.drops import read_drop
+from cairn.ui.ingest.words import STOPPED
 from cairn.ui.lock.autolock import AutoLock
 from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
@@ -516,7 +517,10 @@ class MainWindow(QMainWindow):
             # A watched folder's save is routine: a line in the status bar, no notification.
             self.statusBar().showMessage(f"Watched folders: {summary}", STATUS_MESSAGE_MS)
             return
-        self.notify("Adding files finished", summary)
+        if report.cancelled:  # the title says it stopped; the summary need not say it twice
+            self.notify("Adding files stopped", summary.removeprefix(STOPPED))
+        else:
+            self.notify("Adding files finished", summary)
 
     # -- session ------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import pytest
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
-from cairn.app.ingestion import pipeline
+from cairn.app.ingestion import preparation
 from cairn.app.ingestion.extraction import ExtractionSettings
 from cairn.app.ingestion.report import CancelToken, IngestProgress, IngestReport
 from cairn.app.ingestion.request import IngestRequest
@@ -26,7 +26,7 @@ from tests.app import ingest_files as files
 from tests.conftest import PASSPHRASE, create_service
 
 ALL = ["personal"]
-STAGES = ("scanning", "reading", "embedding", "writing", "linking", "done")
+STAGES = ("scanning", "reading", "file_progress", "embedding", "writing", "linking", "done")
 
 GARDEN = """\
 ---
@@ -247,7 +247,8 @@ def test_progress_events_cover_the_run(ingested) -> None:
     scanned = [event.current for event in events if event.stage == "scanning"]
     assert sorted(scanned) == sorted(str(folder / name) for name in BASICS)
     stages = [event.stage for event in events]
-    assert stages.index("linking") > max(i for i, s in enumerate(stages) if s == "writing")
+    last = {stage: max(i for i, s in enumerate(stages) if s == stage) for stage in stages}
+    assert last["linking"] > last["writing"]
     reading = [event for event in events if event.stage == "reading"]
     assert sorted(event.current for event in reading) == sorted(scanned)  # each file once
     run = [event for event in events if event.stage != "scanning"]
@@ -554,9 +555,9 @@ def test_a_failure_while_embedding_stops_the_file_read_ahead(
     asked: list[Any] = []
     extract = ExtractionWorker.extract
 
-    def remembered(worker: ExtractionWorker, path: Path, should_stop: Any) -> Any:
+    def remembered(worker: ExtractionWorker, path: Path, should_stop: Any, **told: Any) -> Any:
         asked.append(should_stop)
-        return extract(worker, path, should_stop)
+        return extract(worker, path, should_stop, **told)
 
     monkeypatch.setattr(ExtractionWorker, "extract", remembered)
 
@@ -685,13 +686,13 @@ def test_a_changed_long_document_makes_every_old_passage_history(
     its old passages become history in short transactions before the new version finishes,
     and none stays searchable as current."""
     note = tmp_path / "log.md"
-    note.write_text(files.sectioned_markdown("old", pipeline.WHOLE_PASSAGES + 20), "utf-8")
+    note.write_text(files.sectioned_markdown("old", preparation.WHOLE_PASSAGES + 20), "utf-8")
     service.ingest(IngestRequest.of([note]))
     with vault.read() as conn:
         old_ids = {r[0] for r in conn.execute("SELECT id FROM nodes WHERE type = 'Passage'")}
     old_passages = len(old_ids)
-    assert old_passages > pipeline.WHOLE_PASSAGES
-    note.write_text(files.sectioned_markdown("new", pipeline.WHOLE_PASSAGES + 30), "utf-8")
+    assert old_passages > preparation.WHOLE_PASSAGES
+    note.write_text(files.sectioned_markdown("new", preparation.WHOLE_PASSAGES + 30), "utf-8")
     report = service.ingest(IngestRequest.of([note]))
     assert [f.state for f in report.files] == ["replaced"]
     with vault.read() as conn:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench import writes_during_ingest as beside
-from cairn.app.ingestion.pipeline import WHOLE_PASSAGES
+from cairn.app.ingestion.preparation import WHOLE_PASSAGES
 
 FULL = os.environ.get("CAIRN_STRESS_FULL") == "1"
 PAGES, LINES, ADDS = (6000, 1_000_000, 100) if FULL else (40, 8_000, 10)

@@ -1,6 +1,7 @@
 """The ingest panel with the real vault, embedder and extraction worker: progress reaches the
-panel, every file ends as added or failed with its reason, Stop keeps what was read and says
-so, earlier failures are listed, paths given during a run wait for the next one."""
+panel, every file ends as added or failed with its reason (a failure shown as soon as it is
+known), Stop says so at once, keeps what was read and offers to resume the rest, earlier
+failures are listed, paths given during a run wait for the next one."""
 
 from __future__ import annotations
 
@@ -50,7 +51,14 @@ def test_a_run_shows_progress_and_ends_with_each_file_added_or_failed(
     events: list[IngestProgress] = []
     busy: list[str | None] = []
     changed: list[bool] = []
+    at_done: dict[str, tuple[str, str]] = {}
+
+    def before_the_report(event: IngestProgress) -> None:
+        if event.stage == "done":
+            at_done.update(_by_name(panel))
+
     panel.progressed.connect(events.append)
+    panel.progressed.connect(before_the_report)
     panel.busy_changed.connect(busy.append)
     open_session.changed.connect(lambda: changed.append(True))
 
@@ -63,8 +71,11 @@ def test_a_run_shows_progress_and_ends_with_each_file_added_or_failed(
     stages = {event.stage for event in events}
     assert {"scanning", "reading", "embedding", "writing", "done"} <= stages
     assert busy[0] is not None and busy[-1] is None  # the status bar was told, then freed
-    assert changed == [True]
+    assert changed  # the library was told (during the run, and once more at its end)
     assert not panel.is_running
+    # Each file's outcome reached its row while the run went, before the report came.
+    assert at_done["kayak.md"] == ("done", "1 passage")
+    assert at_done["program.txt"][0] == "failed" and "binary file" in at_done["program.txt"][1]
 
     rows = _by_name(panel)
     assert {name: state for name, (state, _) in rows.items()} == {
@@ -101,36 +112,59 @@ def test_a_run_shows_progress_and_ends_with_each_file_added_or_failed(
     assert panel.summary_text == "" and panel.earlier_failures() == []
 
 
-def test_stop_ends_the_run_after_the_current_file_and_says_what_was_kept(
-    qtbot, panel: IngestPanel, tmp_path: Path
+def test_stop_says_stopping_leaves_the_rest_not_read_and_resume_adds_it(
+    qtbot, panel: IngestPanel, open_session: Session, tmp_path: Path
 ) -> None:
     folder = files.write(
         tmp_path / "many",
         {f"note_{n:02d}.txt": files.prose(f"stop {n}", 12) + "\n" for n in range(15)},
     )
-    stop = _button(panel, "Stop after this file")
+    stop = _button(panel, "Stop")
     assert not stop.isEnabled()
+    right_after: list[tuple[str, bool, str]] = []
 
     def stop_once_reading(event: IngestProgress) -> None:
-        if event.stage in ("reading", "embedding") and stop.isEnabled():
+        if event.stage == "embedding" and stop.isEnabled():  # once the first file is read
             stop.click()
+            right_after.append((stop.text(), stop.isEnabled(), panel.stage_text))
 
     panel.progressed.connect(stop_once_reading)
     with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS) as finished:
         panel.start([str(folder)])
     report = finished.args[0]
+    panel.progressed.disconnect(stop_once_reading)
 
+    assert right_after == [("Stopping…", False, "Stopping…")]  # said at once, not at the end
     assert report.cancelled
-    states = [state for state, _ in panel.file_rows().values()]
+    rows = panel.file_rows()
+    states = [state for state, _ in rows.values()]
     assert len(states) == 15
     assert states.count("cancelled") >= 10  # stopped early, not after the last file
-    assert set(states) <= {"done", "cancelled"}
+    assert set(states) == {"done", "cancelled"}  # what was read is kept; never "failed"
+    left = [path for path, (state, _) in rows.items() if state == "cancelled"]
+    assert {panel.file_states()[path] for path in left} == {"Not read (stopped)"}
     assert panel.stage_text == "Stopped."
-    assert "Stopped as you asked" in panel.summary_text
+    assert panel.bar_value < 1.0  # the bar does not claim the run was done
     kept = states.count("done")
+    assert panel.summary_text.startswith("Stopped as you asked: ")
     assert f"{kept} {'file' if kept == 1 else 'files'} added" in panel.summary_text
-    assert f"{states.count('cancelled')} files not read" in panel.summary_text
-    assert not stop.isEnabled()
+    assert f"{len(left)} files left to add; Resume adds them." in panel.summary_text
+    assert stop.text() == "Stop" and not stop.isEnabled()
+
+    # The vault keeps the run as unfinished; Resume adds the rest, and the offer goes.
+    qtbot.waitUntil(lambda: panel.resume_bar.isVisibleTo(panel), timeout=10_000)
+    assert "“many”" in panel.resume_bar.label.text()
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS) as resumed:
+        panel.resume_bar.resume_button.click()
+    again = resumed.args[0]
+    assert not again.cancelled
+    assert again.counts() == {"unchanged": kept, "ingested": len(left)}
+    assert {state for state, _ in panel.file_rows().values()} <= {"done", "unchanged"}
+    assert panel.bar_value == 1.0
+    service = open_session.service
+    assert service is not None and service.unfinished_ingests() == []
+    qtbot.wait(300)  # the panel asked the vault again: nothing is offered any more
+    assert not panel.resume_bar.isVisibleTo(panel)
 
 
 def test_paths_given_during_a_run_wait_for_the_next_one(
@@ -184,3 +218,31 @@ def test_links_that_loop_or_lead_nowhere_fail_alone_and_odd_names_show_readably(
     reasons = {Path(path).name: reason for path, reason in panel.earlier_failures()}
     assert "leads back to itself" in reasons["loop.md"]
     assert "not there" in reasons["dangling.md"]
+
+
+def test_dont_resume_lets_a_stopped_run_go_and_keeps_what_it_added(
+    qtbot, panel: IngestPanel, open_session: Session, tmp_path: Path
+) -> None:
+    folder = files.write(
+        tmp_path / "letters",
+        {f"letter_{n:02d}.txt": files.prose(f"letter {n}", 12) + "\n" for n in range(8)},
+    )
+    stop = _button(panel, "Stop")
+
+    def stop_once_read(event: IngestProgress) -> None:
+        if event.stage == "embedding" and stop.isEnabled():
+            stop.click()
+
+    panel.progressed.connect(stop_once_read)
+    with qtbot.waitSignal(panel.finished, timeout=RUN_TIMEOUT_MS) as finished:
+        panel.start([str(folder)])
+    added = finished.args[0].count("ingested")
+    assert finished.args[0].cancelled and added >= 1
+    qtbot.waitUntil(lambda: panel.resume_bar.isVisibleTo(panel), timeout=10_000)
+    service = open_session.service
+    assert service is not None
+
+    panel.resume_bar.dismiss_button.click()
+    assert not panel.resume_bar.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: service.unfinished_ingests() == [], timeout=10_000)
+    assert len(service.sources()) == added  # nothing it added was removed
