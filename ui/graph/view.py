@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -53,6 +53,7 @@ from cairn.ui.graph.filters import FilterButton
 from cairn.ui.graph.labels import Floats, LabelStyle, Nodes
 from cairn.ui.graph.legend import legend_html, line_icon, shape_icon
 from cairn.ui.graph.scene import Picture, Request, prepare, relabel
+from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 
 REQUEST_DELAY_MS = 200
 EGO_HINT = "Open a memory to see what it is linked to, or look at the whole vault."
@@ -95,6 +96,8 @@ class GraphView(QWidget):
         self.canvas = GraphCanvas(self)
         self.canvas.node_clicked.connect(self._clicked)
         self.canvas.node_double_clicked.connect(self._double_clicked)
+        self.canvas.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.canvas.customContextMenuRequested.connect(self.node_menu_at)
         self.ego_button = _tool_button("Neighbourhood", "The open memory and what it is linked to")
         self.overview_button = _tool_button(
             "Whole vault", "Every memory, coloured by the group it belongs to"
@@ -363,6 +366,20 @@ class GraphView(QWidget):
         self._opened_here = node_id
         self.open_requested.emit(node_id)
         self._opened_here = None
+
+    def node_menu(self, index: int | None) -> MemoryMenu | None:
+        """The memory menu (open, open file, copy link, link to, archive, forget) of a node
+        of the picture shown."""
+        if self.picture is None or index is None:
+            return None
+        menu = memory_menu(self.session, self.picture.view.ids[index], self)
+        menu.open_requested.connect(self.open_requested)
+        return menu
+
+    def node_menu_at(self, position: QPoint) -> None:
+        menu = self.node_menu(self.canvas.node_at(position))
+        if menu is not None:
+            menu.popup(self.canvas.viewport().mapToGlobal(position))
 
     def _relabel(self, picture: Picture, focus: int) -> None:
         """Put the titles of the memories near ``focus`` first (worked out in a worker); only

@@ -276,16 +276,20 @@ class SearchPanel(QWidget):
 
     # -- a row's menu and drag ----------------------------------------------------------------
 
-    def _menu_at(self, position: QPoint) -> MemoryMenu | None:
+    def row_menu(self, index: QModelIndex) -> MemoryMenu | None:
         """The memory's context menu (open, open file, copy link, link to, archive, forget)
-        for the row under the pointer; an inbox capture has none (open it to sort it)."""
-        row = self.model.row_at(self.results_view.indexAt(position))
+        for a row; an inbox capture has none (open it to sort it)."""
+        row = self.model.row_at(index)
         if row is None or not row.node_id:
             return None
         menu = memory_menu(self._session, row.node_id, self)
         menu.open_requested.connect(self.open_requested)
-        menu.popup(self.results_view.viewport().mapToGlobal(position))
         return menu
+
+    def _menu_at(self, position: QPoint) -> None:
+        menu = self.row_menu(self.results_view.indexAt(position))
+        if menu is not None:
+            menu.popup(self.results_view.viewport().mapToGlobal(position))
 
     def _mime_at(self, position: QPoint) -> QMimeData | None:
         row = self.model.row_at(self.results_view.indexAt(position))

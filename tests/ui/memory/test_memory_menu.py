@@ -207,3 +207,42 @@ def test_a_memory_read_from_a_file_offers_open_file(
     with qtbot.waitSignal(menu.open_requested, timeout=WAIT_MS) as asked:
         menu.open_action.trigger()
     assert asked.args == [doc.id]
+
+
+def test_a_result_rows_menu_is_the_memorys_and_opens_it(qtbot: Any, window: MainWindow) -> None:
+    ids = _seeded(qtbot, window)
+    search = window.workspace.search
+    window.focus_search()
+    search.search_field.setText("yacht club fee")
+    qtbot.waitUntil(lambda: search.shown_query == "yacht club fee", timeout=WAIT_MS)
+    row = next(n for n, r in enumerate(search.model.rows()) if r.node_id == ids["fee"])
+    index = search.model.index(row, 0)
+    spot = search.results_view.visualRect(index).center()
+    assert search.results_view.indexAt(spot) == index  # the row under the pointer
+    menu = search.row_menu(index)
+    assert menu is not None and menu.node_id == ids["fee"]
+    with qtbot.waitSignal(menu.loaded, timeout=WAIT_MS):
+        pass
+    assert "Copy &Link" in _texts(menu) and "&Forget…" in _texts(menu)
+    with qtbot.waitSignal(window.workspace.detail.loaded, timeout=WAIT_MS):
+        menu.open_action.trigger()
+    assert window.workspace.detail.current_node_id == ids["fee"]
+    mime = search._mime_at(spot)
+    assert mime is not None and dragged_id(mime) == ids["fee"]
+
+
+def test_a_graph_nodes_menu_is_the_memorys(qtbot: Any, window: MainWindow) -> None:
+    ids = _seeded(qtbot, window)
+    graph = window.workspace.graph
+    window.show_graph()
+    graph.show_ego(ids["note"])
+    qtbot.waitUntil(lambda: graph.node_count() > 1, timeout=WAIT_MS * 3)
+    canvas = graph.canvas
+    index = graph.picture.view.ids.index(ids["ada"])
+    assert canvas.node_at(canvas.mapFromScene(canvas.node_point(index))) == index
+    menu = graph.node_menu(index)
+    assert menu is not None and menu.node_id == ids["ada"]
+    with qtbot.waitSignal(menu.loaded, timeout=WAIT_MS):
+        pass
+    assert "Link &To…" in _texts(menu)
+    assert graph.node_menu(None) is None  # no node under the pointer: no menu
