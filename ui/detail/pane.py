@@ -26,7 +26,6 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QMessageBox,
     QPushButton,
@@ -37,40 +36,26 @@ from PySide6.QtWidgets import (
 
 from cairn.app.api import (
     NOTE,
-    EdgeCounts,
-    EdgeSummary,
     Forgotten,
     LinkResult,
     is_note_file,
     shelf_of,
 )
-from cairn.ui.base.icons import type_icon
 from cairn.ui.base.memory_drag import DragSource, memory_mime
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import EditDialog, Loaded
-from cairn.ui.detail.note_text import NoteText, query_words
-from cairn.ui.detail.parts import (
-    ID_ROLE,
-    EntryList,
-    attrs_html,
-    history_entries,
-    link_entries,
-    meta_text,
-    review_text,
-    section_entries,
-    text_label,
-)
+from cairn.ui.detail.memory_view import MemoryView
+from cairn.ui.detail.parts import ID_ROLE, text_label
 from cairn.ui.memory.forget_question import confirm_forget
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
-from cairn.ui.memory.open_at import Opened, is_file_source, open_source, place_text, show_in_folder
+from cairn.ui.memory.open_at import Opened, open_source, show_in_folder
 from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
-from cairn.ui.rows.results_model import local_date, source_name
+from cairn.ui.rows.results_model import source_name
 from cairn.ui.writing.note_editor import NoteEditor
 
-TITLE_POINT_SCALE = 1.4
 RELOAD_DELAY_MS = 100
 
 
@@ -89,36 +74,34 @@ class DetailPane(QWidget):
         self.last_error = ""  # the last failure's sentence, as its message box showed it
 
         self.notice = NoticeLabel()
-        self.icon_label = QLabel()
-        self.title_label = text_label(selectable=True)
-        font = self.title_label.font()
-        font.setPointSizeF(font.pointSizeF() * TITLE_POINT_SCALE)
-        font.setBold(True)
-        self.title_label.setFont(font)
-        self.meta_label = text_label()
-        self.review_label = text_label()  # a possible duplicate waiting for the person
-        self.review_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.text_view = NoteText()
-        self.marks_label = text_label()  # the search's words marked in the text, in words
-        self.attrs_label = text_label(selectable=True)
-        self.attrs_label.setTextFormat(Qt.TextFormat.RichText)
-        self.source_label = text_label(selectable=True)
-        self.open_button = QPushButton()
-        self.open_button.clicked.connect(self.open_source_file)
-        # Offered when no program here opens the file: its folder, in the file manager.
-        self.folder_button = QPushButton("Show in folder")
-        self.folder_button.setAccessibleName("Show the source file in its folder")
-        self.folder_button.clicked.connect(self.show_source_folder)
-        self.folder_button.setVisible(False)
-        self.links_heading = QLabel("<b>Links</b>")
-        self.links_list = EntryList()
-        self.links_note = text_label()
-        self.history_heading = QLabel("<b>Versions</b>")
-        self.history_list = EntryList()
-        self.links_list.setAccessibleName("Links")
-        self.history_list.setAccessibleName("Versions")
-        for entries in (self.links_list, self.history_list):
-            entries.entry_opened.connect(self.open_requested)
+        self.view = MemoryView(self._scroll_to)
+        self.view.open_requested.connect(self.open_requested)
+        self.view.open_button.clicked.connect(self.open_source_file)
+        self.view.folder_button.clicked.connect(self.show_source_folder)
+        # The parts tests and the window reach, by the names they always had.
+        view = self.view
+        self.icon_label, self.title_label, self.meta_label, self.review_label = (
+            view.icon_label,
+            view.title_label,
+            view.meta_label,
+            view.review_label,
+        )
+        self.text_view, self.marks_label, self.attrs_label = (
+            view.text_view,
+            view.marks_label,
+            view.attrs_label,
+        )
+        self.source_label, self.open_button, self.folder_button = (
+            view.source_label,
+            view.open_button,
+            view.folder_button,
+        )
+        self.links_list, self.history_list, self.sections_list = (
+            view.links_list,
+            view.history_list,
+            view.sections_list,
+        )
+        for entries in (self.links_list, self.history_list, self.sections_list):
             entries.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             entries.customContextMenuRequested.connect(
                 lambda position, entries=entries: self._entry_menu_at(entries, position)
@@ -128,21 +111,6 @@ class DetailPane(QWidget):
         for handle in (self.icon_label, self.title_label):
             DragSource(handle, lambda _position: self.drag_mime())
         DragSource(self.links_list.viewport(), self._link_mime_at)
-        self.sections_heading = QLabel("<b>Sections</b>")
-        self.sections_list = EntryList()
-        self.sections_list.entry_opened.connect(self.open_section)
-        self.sections_note = text_label()
-        self.sections_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.sections_list.customContextMenuRequested.connect(
-            lambda position: self._entry_menu_at(self.sections_list, position)
-        )
-        for entries, name in (
-            (self.links_list, "Links"),
-            (self.history_list, "Versions"),
-            (self.sections_list, "Sections"),
-        ):
-            entries.setAccessibleName(name)
-        self._query = ""  # the search whose words are marked in the text
 
         self.edit_button = QPushButton("Edit…")
         self.supersede_button = QPushButton("Replace with…")
@@ -162,41 +130,32 @@ class DetailPane(QWidget):
             self.archive_button,
             self.forget_button,
         )
+        for button, name in zip(
+            self._buttons,
+            (
+                "Edit this memory",
+                "Replace with a newer memory",
+                "Link to another memory",
+                "Archive or unarchive",
+                "Forget for good",
+            ),
+            strict=True,
+        ):
+            button.setAccessibleName(name)
         self.empty_label = text_label()
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
-        self._content = QWidget()
-        content = QVBoxLayout(self._content)
-        header = QHBoxLayout()
-        header.addWidget(self.icon_label, 0, Qt.AlignmentFlag.AlignTop)
-        header.addWidget(self.title_label, 1)
-        content.addLayout(header)
-        content.addWidget(self.meta_label)
-        content.addWidget(self.review_label)
         actions = QHBoxLayout()
         for button in self._buttons:
             actions.addWidget(button)
         actions.addStretch(1)
-        content.addLayout(actions)
-        content.addWidget(self.notice)
-        content.addWidget(self.marks_label)
-        content.addWidget(self.text_view)
-        content.addWidget(self.attrs_label)
-        source_row = QHBoxLayout()
-        source_row.addWidget(self.source_label, 1)
-        source_row.addWidget(self.open_button)
-        source_row.addWidget(self.folder_button)
-        content.addLayout(source_row)
-        for widget in (self.links_heading, self.links_list, self.links_note):
-            content.addWidget(widget)
-        for widget in (self.sections_heading, self.sections_list, self.sections_note):
-            content.addWidget(widget)
-        content.addWidget(self.history_heading)
-        content.addWidget(self.history_list)
-        content.addStretch(1)
+        column = self.view.layout()
+        assert isinstance(column, QVBoxLayout)
+        column.insertLayout(self.view.actions_at, actions)
+        column.insertWidget(self.view.actions_at + 1, self.notice)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setWidget(self._content)
+        scroll.setWidget(self.view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty_label)
@@ -255,17 +214,8 @@ class DetailPane(QWidget):
         self._generation += 1
         self._loaded = None
         self._wanted = None
-        for label in (self.title_label, self.meta_label, self.attrs_label, self.marks_label):
-            label.clear()
-        self.text_view.clear()
-        self.review_label.clear()
-        self.source_label.clear()
-        self.icon_label.clear()
-        self.links_list.clear()
-        self.history_list.clear()
-        self.sections_list.clear()
+        self.view.clear()
         self.notice.clear()
-        self.folder_button.setVisible(False)
         self.empty_label.setText(message)
         self.empty_label.setVisible(True)
         self._scroll.setVisible(False)
@@ -278,21 +228,9 @@ class DetailPane(QWidget):
             self.loaded.emit(loaded.asked)
             return
         self._loaded = loaded
-        detail, node = loaded.detail, loaded.detail.node
+        node = loaded.detail.node
         pack = self._pack()
-        self.icon_label.setPixmap(type_icon(node.type).pixmap(32, 32))
-        self.title_label.setText(node.title)
-        self.meta_label.setText(meta_text(node))
-        self.review_label.setText(review_text(detail.awaiting_review))
-        self.review_label.setVisible(bool(detail.awaiting_review))
-        self._show_text(loaded)
-        attributes = attrs_html(node.attrs)
-        self.attrs_label.setText(attributes)
-        self.attrs_label.setVisible(bool(attributes))
-        self._show_source(node.source, node.locator)
-        self._show_links(detail.edges, detail.edges_truncated, detail.edge_counts, pack)
-        self._show_sections(loaded)
-        self._show_history(loaded)
+        self.view.show_loaded(loaded, pack)
         supersedable = pack is not None and detail_actions.can_supersede(pack, node)
         editable = pack is not None and detail_actions.can_edit(pack, node)
         self.edit_button.setEnabled(editable)
@@ -305,121 +243,29 @@ class DetailPane(QWidget):
         self.empty_label.setVisible(False)
         self._scroll.setVisible(True)
         if loaded.focus is not None:
-            QTimer.singleShot(0, lambda: self._scroll_to_section(loaded))
+            QTimer.singleShot(0, lambda: self.view.scroll_to_section(loaded))
         else:
             self._scroll.verticalScrollBar().setValue(0)
         self.loaded.emit(node.id)
 
     def mark_query(self, query: str) -> None:
         """Mark ``query``'s words in the text shown (and in what is shown next)."""
-        self._query = query
-        if self._loaded is not None and self._loaded.detail is not None:
-            self.text_view.mark_words(query)
-            self._say_marks()
-
-    def _show_text(self, loaded: Loaded) -> None:
-        assert loaded.detail is not None
-        detail, node = loaded.detail, loaded.detail.node
-        text = loaded.text
-        for addendum in detail.addenda:
-            text += f"\n\nAdded {local_date(addendum.recorded_at)}: {addendum.text}"
-        markdown = shelf_of(node.type, node.attrs) == NOTE
-        self.text_view.show_text(text, markdown=markdown, query=self._query)
-        self.text_view.setVisible(bool(text))
-        self.text_view.setAccessibleDescription(
-            "The note's text, rendered from Markdown" if markdown else "The memory's text"
-        )
-        self._say_marks()
-
-    def _say_marks(self) -> None:
-        marks = self.text_view.marks
-        words = ", ".join(f"“{w}”" for w in sorted(query_words(self._query)))
-        said = f"{marks} place{'s' if marks != 1 else ''} marked for {words}" if marks else ""
-        self.marks_label.setText(said)
-        self.marks_label.setVisible(bool(said))
-
-    def _show_sections(self, loaded: Loaded) -> None:
-        assert loaded.detail is not None
-        node = loaded.detail.node
-        entries = section_entries(loaded.sections, node.title)
-        self.sections_list.set_entries(entries)
-        visible = bool(entries)
-        self.sections_heading.setVisible(visible)
-        self.sections_list.setVisible(visible)
-        shown = len(loaded.sections)
-        note = f"The first {shown:,} sections; search finds the others." if shown >= 1000 else ""
-        if loaded.text and not node.body and visible:
-            note = "Shown from its sections: add the file again to keep its text as written."
-        self.sections_note.setText(note)
-        self.sections_note.setVisible(bool(note))
+        self.view.mark_query(query)
 
     def open_section(self, section_id: str) -> None:
-        """A section of the note shown: scrolled to and marked; of another document (a page,
-        a stretch of a recording): opened on its own, with its place in the file."""
-        loaded = self._loaded
-        if loaded is None or loaded.detail is None:
-            return
-        node = loaded.detail.node
-        section = next((s for s in loaded.sections if s.id == section_id), None)
-        if section is None or shelf_of(node.type, node.attrs) != NOTE or not loaded.text:
-            self.open_requested.emit(section_id)
-            return
-        self._scroll_to_section(replace(loaded, focus=section))
+        """See ``MemoryView.open_section``."""
+        self.view.open_section(section_id)
 
-    def _scroll_to_section(self, loaded: Loaded) -> None:
-        if self._loaded is None or loaded.focus is None:
-            return
-        top = self.text_view.focus_section(loaded.focus.body)
-        if top is None:
-            return
-        offset = self.text_view.mapTo(self._content, self.text_view.rect().topLeft()).y()
-        target = offset + top
+    def _scroll_to(self, y: int) -> None:
+        """Bring ``y`` of the memory's view in sight; one already in sight from the top keeps
+        the title and the buttons in sight too."""
         visible = self._scroll.viewport().height()
-        # A section already in view from the top keeps the title and buttons in view too.
-        scroll = 0 if target < visible * 2 // 3 else max(target - visible // 4, 0)
+        scroll = 0 if y < visible * 2 // 3 else max(y - visible // 4, 0)
         self._scroll.verticalScrollBar().setValue(scroll)
 
     def _load_failed(self, generation: int, text: str) -> None:
         if generation == self._generation:
             self.clear(f"This memory could not be read: {text}")
-
-    def _show_source(self, source: str | None, locator: dict[str, Any] | None) -> None:
-        where = place_text(locator)
-        self.folder_button.setVisible(False)
-        if not source:
-            self.source_label.setVisible(False)
-            self.open_button.setVisible(False)
-            return
-        file_source = is_file_source(source)
-        shown = source_name(source) if file_source else source
-        self.source_label.setText(f"From {shown}" + (f", {where}" if where else ""))
-        self.source_label.setToolTip(source)
-        self.source_label.setVisible(True)
-        self.open_button.setText(f"Open at {where}" if where else "Open file")
-        self.open_button.setVisible(file_source)
-
-    def _show_links(
-        self, edges: list[EdgeSummary], truncated: bool, counts: EdgeCounts, pack: Any
-    ) -> None:
-        self.links_list.set_entries(link_entries(edges, pack))
-        visible = bool(edges)
-        self.links_heading.setVisible(visible)
-        self.links_list.setVisible(visible)
-        note = ""
-        if truncated:
-            note = (
-                f"Showing the newest links: {counts.outgoing} go out and "
-                f"{counts.incoming} come in. The graph view shows them all."
-            )
-        self.links_note.setText(note)
-        self.links_note.setVisible(bool(note))
-
-    def _show_history(self, loaded: Loaded) -> None:
-        chain = loaded.history.chain if loaded.history else []
-        self.history_list.set_entries(history_entries(loaded.history))
-        visible = len(chain) > 1
-        self.history_heading.setVisible(visible)
-        self.history_list.setVisible(visible)
 
     # -- actions ------------------------------------------------------------------------------
 
