@@ -10,8 +10,10 @@ asked for history (``include_history``) or for the state of things at a time (``
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from cairn.app.clock import now_iso
 from cairn.app.embedding.space import EmbeddingSpace
@@ -133,9 +135,20 @@ class HistoryKeeper:
         newer = self._chain(conn, node_id, scopes, older=False)
         chain = [*reversed(older), me, *newer]
         for index in range(1, len(chain)):
-            before, after = chain[index - 1], chain[index]
-            chain[index] = replace(after, changes=word_diff(_said(before), _said(after)))
+            before, after = self._said(chain[index - 1]), self._said(chain[index])
+            chain[index] = replace(chain[index], changes=word_diff(before, after))
         return History(chain, len(older))
+
+    def _said(self, entry: HistoryEntry) -> str:
+        """What a version said, to compare with the next: its title, its attributes (a
+        person's new phone number is a change) and its text. A file's attributes are its
+        bookkeeping (path, hash), read from the file: its text says what changed."""
+        spec = self._pack.node_types.get(entry.type)
+        attrs = entry.attrs if spec is not None and spec.family != "document" else {}
+        lines = [entry.title, *(f"{name}: {_shown(attrs[name])}" for name in sorted(attrs))]
+        if entry.body:
+            lines.append(entry.body)
+        return "\n".join(lines)
 
     def _chain(
         self, conn: Connection, start: str, scopes: list[str], *, older: bool
@@ -167,11 +180,17 @@ def _entry(row: NodeRow) -> HistoryEntry:
         row["valid_to"],
         row["recorded_at"],
         row["body"],
+        attrs=json.loads(row["attrs"]),
     )
 
 
-def _said(entry: HistoryEntry) -> str:
-    return f"{entry.title}\n{entry.body}" if entry.body else entry.title
+def _shown(value: Any) -> str:
+    """An attribute's value as words: a list joined by commas, yes or no for a boolean."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value)
 
 
 def word_diff(old: str, new: str) -> str:

@@ -3,7 +3,8 @@ worker, the rules for which actions a memory allows, and the two dialogs (edit, 
 
 Editing never overwrites: it writes the new text as a new version and supersedes the old one,
 so the history keeps what the memory said before. The pack decides which types may be
-superseded (notes, facts, events... but not people), so only those can be edited here.
+superseded (the personal pack: every kind but a document's passage), so only those can be
+edited here.
 """
 
 from __future__ import annotations

@@ -88,11 +88,10 @@ def test_shows_body_attributes_links_and_history(qtbot: Any, open_session: Sessi
         click_item(qtbot, pane.links_list, 0)
     assert opened.args == [ids["person"]]
 
-    # A person can be linked and forgotten, but not edited (the pack keeps no versions of one).
+    # A person can be linked, forgotten, and edited: the pack keeps versions of one (pack 4).
     show(qtbot, pane, ids["person"])
     assert pane.links_list.labels() == ["← involves: Sailing course"]
-    assert not pane.edit_button.isEnabled()
-    assert "not edited here" in pane.edit_button.toolTip()
+    assert pane.edit_button.isEnabled()
 
 
 def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: Session) -> None:
