@@ -48,7 +48,7 @@ from cairn.app.models import (
     VaultStats,
     WriteResult,
 )
-from cairn.app.packs import LAYERS, Pack
+from cairn.app.packs import LAYERS, AttrSpec, NodeType, Pack
 from cairn.app.portability.exporting import PLAINTEXT_WARNING, ExportReport
 from cairn.app.portability.leftovers import Swept
 from cairn.app.process.diagnostic_log import fault as log_fault
@@ -58,6 +58,7 @@ from cairn.app.retention.supervisor import PassReport, Proposal
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
+from cairn.app.text.shelves import shelf_of
 from cairn.app.upkeep.backups import CopyResult
 from cairn.app.upkeep.sample_vault import SampleAdded, SampleRemoved
 from cairn.app.upkeep.tokens import NAME_MAX, Token
@@ -75,6 +76,7 @@ __all__ = [
     "SETTINGS",
     "VISIBLE_STATUSES",
     "WINDOW_HOST",
+    "AttrSpec",
     "AwaitingReview",
     "CairnError",
     "CancelToken",
@@ -94,6 +96,7 @@ __all__ = [
     "MemoryService",
     "Node",
     "NodeDetail",
+    "NodeType",
     "Pack",
     "PassReport",
     "Proposal",
@@ -122,6 +125,7 @@ __all__ = [
     "open_vault",
     "private_dir",
     "protect_process",
+    "shelf_of",
     "source_path",
     "start_log",
     "sweep_unfinished_exports",
