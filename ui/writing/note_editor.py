@@ -1,4 +1,4 @@
-"""The note editor (File › New Note, Ctrl+Shift+N): a title, tags, and a Markdown body with a
+"""The note editor (File › New › Note, Ctrl+Shift+N): a title, tags, and a Markdown body with a
 preview, ``[[`` completing the names the vault knows.
 
 The first Save writes a Note (through the dedup gate, like any write); each later Save with
