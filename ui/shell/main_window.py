@@ -327,6 +327,7 @@ class MainWindow(QMainWindow):
             return None
         dialog = InboxItemDialog(self.session, item_id, self)
         dialog.promoted.connect(self.open_node)
+        dialog.open_requested.connect(self.open_node)  # from the form a capture went to
         dialog.promoted.connect(
             lambda _: self.statusBar().showMessage("Made a memory of the capture.")
         )

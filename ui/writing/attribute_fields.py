@@ -84,6 +84,11 @@ class AttributeField(QWidget):
         self.setFocusProxy(editor)
         self._row.addWidget(editor, 1)
 
+    def focus_chain(self) -> list[QWidget]:
+        """The widgets Tab visits in this field, in order."""
+        proxy = self.focusProxy()
+        return [proxy] if proxy is not None else []
+
     def _say(self, text: str) -> None:
         self.hint.setText(text)
         self.hint.setVisible(bool(text))
@@ -203,6 +208,9 @@ class DateField(AttributeField):
         self.pick_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.pick_button.setMenu(self._menu)
         self._row.addWidget(self.pick_button)
+
+    def focus_chain(self) -> list[QWidget]:
+        return [self.editor, self.pick_button]
 
     def pick(self, day: QDate) -> None:
         """The calendar's choice becomes the field's date."""

@@ -15,7 +15,7 @@ locking the vault clears the form and closes it, leaving no memory text on scree
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -34,82 +34,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import CairnError, MemoryService, Node, NodeType, Pack
+from cairn.app.api import CairnError, Node, NodeType, Pack
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.writing.attribute_fields import AttributeField, FieldProblem, field_for
+from cairn.ui.writing.form_store import DEFAULT_SCOPE, Request, Stored, store, versioned_types
 from cairn.ui.writing.kinds import form_types, kind_label, taken_letters, with_mnemonic
 from cairn.ui.writing.unsaved import ask_to_save
-from cairn.ui.writing.write_outcome import outcome_sentence
 
-DEFAULT_SCOPE = "personal"
-SUPERSEDES = "supersedes"
-TITLE_CHARS = 80  # a capture's first line as a title, cut at a word (as the inbox cuts it)
 BODY_MIN_HEIGHT = 90  # a few lines; the text grows with the window
-VERSION_SAVED = "Saved as a new version; the one before stays in its history."
-
-
-@dataclass(frozen=True)
-class Request:
-    """One save: what to write, and how (a new memory, a capture sorted, or an edit)."""
-
-    type: str
-    title: str
-    body: str
-    attrs: dict[str, Any] = field(default_factory=dict)
-    scope: str = DEFAULT_SCOPE
-    node_id: str | None = None  # an edit of this memory
-    capture: str | None = None  # an inbox capture this memory is made of
-    force_new: bool = False
-
-
-@dataclass(frozen=True)
-class Stored:
-    """What a save came to: the memory (None when nothing was stored) and the sentence."""
-
-    node: Node | None
-    sentence: str
-
-
-def store(service: MemoryService, request: Request, family: str) -> Stored:
-    """Write ``request`` (runs in a worker)."""
-    scopes = service.scopes()
-    if request.node_id is not None:
-        history = service.revise(
-            request.node_id, request.title, request.body, scopes=scopes, attrs=request.attrs
-        )
-        newest = history.chain[history.position].id
-        node = service.get([newest], scopes=scopes, use=False).nodes[0].node
-        return Stored(node, VERSION_SAVED)
-    if request.capture is not None:
-        result = service.inbox_promote(
-            request.capture,
-            scopes=scopes,
-            type=request.type,
-            title=request.title,
-            body=request.body,
-            attrs=request.attrs or None,
-        )
-    else:
-        result = service.write(
-            request.type,
-            request.title,
-            request.body,
-            attrs=request.attrs or None,
-            scope=request.scope,
-            force_new=request.force_new,
-        )
-    return Stored(result.node, outcome_sentence(result, request.type, family))
-
-
-def first_line(text: str) -> str:
-    """A capture's first line, cut at a word: the title it is offered with."""
-    lines = text.strip().splitlines()
-    first = lines[0].strip() if lines else ""
-    if len(first) <= TITLE_CHARS:
-        return first
-    return first[:TITLE_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 class MemoryForm(QDialog):
@@ -133,7 +67,7 @@ class MemoryForm(QDialog):
         self.session = session
         service = session.service
         self._node_types = dict(service.node_types()) if service is not None else {}
-        self._can_version = _versioned_types(service)
+        self._can_version = versioned_types(service)
         self.node_id: str | None = None
         self._capture = capture
         self._saving = False
@@ -259,7 +193,18 @@ class MemoryForm(QDialog):
             self._form.labelForField(attr_field).setToolTip(attr.description)
             attr_field.edited.connect(self._update)
             self.fields[name] = attr_field
+        self._order_tabs()
         self._update()
+
+    def _order_tabs(self) -> None:
+        """Tab goes down the form as it reads: the text, then each field, then the buttons
+        (fields made after the buttons would otherwise come last)."""
+        chain: list[QWidget] = [self.kind, self.title, self.body, self.scope]
+        for attr_field in self.fields.values():
+            chain += attr_field.focus_chain()
+        chain += self.buttons.buttons()
+        for first, second in pairwise(chain):
+            QWidget.setTabOrder(first, second)
 
     def _status_order(self, type_name: str) -> list[str]:
         """The status words of ``type_name`` in the order of the pack's file, when the vault's
@@ -470,11 +415,3 @@ class MemoryForm(QDialog):
 
         # Without the list the memory goes to the default scope: nothing to tell the person.
         call_in_worker(self, service.scopes, on_done=listed, on_failed=lambda _sentence: None)
-
-
-def _versioned_types(service: MemoryService | None) -> set[str]:
-    """The types the pack lets supersede themselves: those an edit keeps versions of."""
-    if service is None:
-        return set()
-    pack = service.pack_rules()
-    return {name for name in pack.node_types if pack.edge_for(name, name, (SUPERSEDES,))}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
@@ -403,3 +403,24 @@ def test_closing_with_unsaved_text_asks_first(qtbot: Any, open_session: Session)
     qtbot.mouseClick(question.button(QMessageBox.StandardButton.Discard), Qt.MouseButton.LeftButton)
     assert not form.isVisible() and form.close_question is None
     assert service.list_memories(scopes=service.scopes(), types=["Place"]) == []
+
+
+def test_tab_goes_down_the_form_as_it_reads(qtbot: Any, open_session: Session) -> None:
+    form = _shown(qtbot, MemoryForm(open_session, type_name="Person"))
+    form.kind.setCurrentIndex(form.kind.findData("Event"))  # fields made anew: still in order
+    qtbot.waitUntil(form.fields["tags"].isVisible)  # a layout shows new widgets a moment later
+    form.title.setFocus()
+    visited = []
+    for _ in range(7):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        visited.append(QApplication.focusWidget())
+    date, end = form.fields["date"], form.fields["end"]
+    assert visited == [
+        form.body,
+        date.focusProxy(),
+        date.pick_button,
+        end.focusProxy(),
+        end.pick_button,
+        form.fields["location"].focusProxy(),
+        form.fields["tags"].focusProxy(),
+    ]
