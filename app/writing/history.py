@@ -135,17 +135,20 @@ class HistoryKeeper:
         newer = self._chain(conn, node_id, scopes, older=False)
         chain = [*reversed(older), me, *newer]
         for index in range(1, len(chain)):
-            before, after = self._said(chain[index - 1]), self._said(chain[index])
-            chain[index] = replace(chain[index], changes=word_diff(before, after))
+            before, after = chain[index - 1], chain[index]
+            changes = word_diff(self._said(before, after), self._said(after, before))
+            chain[index] = replace(after, changes=changes)
         return History(chain, len(older))
 
-    def _said(self, entry: HistoryEntry) -> str:
-        """What a version said, to compare with the next: its title, its attributes (a
-        person's new phone number is a change) and its text. A file's attributes are its
+    def _said(self, entry: HistoryEntry, other: HistoryEntry) -> str:
+        """What a version said, to compare with ``other``: its title, the attributes whose
+        value differs between the two (a person's new phone number is a change; the ones that
+        stayed would only push it out of sight) and its text. A file's attributes are its
         bookkeeping (path, hash), read from the file: its text says what changed."""
         spec = self._pack.node_types.get(entry.type)
         attrs = entry.attrs if spec is not None and spec.family != "document" else {}
-        lines = [entry.title, *(f"{name}: {_shown(attrs[name])}" for name in sorted(attrs))]
+        changed = sorted(name for name in attrs if other.attrs.get(name) != attrs[name])
+        lines = [entry.title, *(f"{name}: {_shown(attrs[name])}" for name in changed)]
         if entry.body:
             lines.append(entry.body)
         return "\n".join(lines)

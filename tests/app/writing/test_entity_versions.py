@@ -40,7 +40,9 @@ def test_a_person_edited_keeps_the_old_phone_number_in_the_history(
     assert _node(service, ada.id).node.status == "superseded"
     # The old number is in the history, as an attribute of the old version and as a change.
     assert versions.chain[0].attrs == {"phone": "0611 223 344"}
-    assert "phone: [-0611 223 344-] {+0622 998 877+}" in (new.changes or "")
+    # Only what changed is marked, with the title and text around it (not the attributes
+    # that stayed, which would push the change out of a short line).
+    assert new.changes == "Ada Lindqvist phone: [-0611 223 344-] {+0622 998 877+} Repairs boats."
     # A search of history finds whose number it was; a default search shows the person now.
     old_hits = service.search("0611 223 344", scopes=ALL, include_history=True).results
     assert (old_hits[0].id, old_hits[0].status) == (ada.id, "superseded")
@@ -82,6 +84,9 @@ def test_an_edit_can_clear_an_attribute(service: MemoryService) -> None:
     new = _node(service, versions.chain[versions.position].id).node
     assert new.attrs == {"status": "active"}
     assert versions.chain[0].attrs == {"status": "paused", "due": "2025-09-01"}
+    assert (
+        versions.chain[1].changes == "Garden shed [-due: 2025-09-01-] status: [-paused-] {+active+}"
+    )
 
 
 @pytest.mark.parametrize("kind", ENTITY_RULES)
