@@ -73,4 +73,5 @@ class NewMenu(QMenu):
         form.open_requested.connect(self._open_node)
         form.finished.connect(form.deleteLater)
         form.show()
+        form.activateWindow()  # the person asked for it: it takes the keyboard
         return form

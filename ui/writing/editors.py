@@ -36,4 +36,5 @@ def open_editor(session: Session, node: Node, parent: QWidget | None = None) -> 
         editor = MemoryForm(session, parent, node=node)
     editor.finished.connect(editor.deleteLater)
     editor.show()
+    editor.activateWindow()  # the person asked for it: it takes the keyboard
     return editor

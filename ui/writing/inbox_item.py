@@ -176,6 +176,7 @@ class InboxItemDialog(QDialog):
         self.form = form
         self.hide()
         form.show()
+        form.activateWindow()  # in this dialog's place, with the keyboard
         return form
 
     def _made_in_form(self, node_id: str) -> None:
