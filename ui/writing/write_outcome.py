@@ -39,16 +39,26 @@ def outcome_sentence(result: WriteResult, type_name: str, family: str) -> str:
             "description now, and what named it stays linked."
         )
     if result.outcome == "merge_linked":
-        return f"Stored, and linked to {other}, which is about the same thing."
-    if result.outcome == "pending":
-        sentence = (
-            f"Stored, and marked awaiting review: it may repeat {other}. The review panel lets "
-            "you keep both or merge them."
+        return f"Stored, and linked to {other}, which is about the same thing." + _contradicts(
+            result
         )
-        if CONTRADICTION in result.flags:
-            sentence += " It may also contradict it: if it replaces it, supersede the old one."
-        return sentence
+    if result.outcome == "pending":
+        return (
+            f"Stored, and marked awaiting review: it may repeat {other}. The review panel lets "
+            "you keep both or merge them." + _contradicts(result)
+        )
     return f"Stored as a new {kind}." + _entity_notes(result)
+
+
+def _contradicts(result: WriteResult) -> str:
+    """A number, date or "not" differs from the memory it is like: say what to do if the new
+    one is the truth now."""
+    if CONTRADICTION not in result.flags:
+        return ""
+    return (
+        " It may contradict that one: if this replaces it, open the old one and replace it "
+        "with this, so it is kept as history."
+    )
 
 
 def _entity_notes(result: WriteResult) -> str:

@@ -424,3 +424,30 @@ def test_tab_goes_down_the_form_as_it_reads(qtbot: Any, open_session: Session) -
         form.fields["location"].focusProxy(),
         form.fields["tags"].focusProxy(),
     ]
+
+
+def test_a_likeness_is_said_with_the_memory_it_is_like(qtbot: Any, open_session: Session) -> None:
+    service = open_session.service
+    service.write("Fact", "Spare key", "The spare house key is under the blue flower pot.")
+    alike = _shown(qtbot, MemoryForm(open_session, type_name="Fact"))
+    qtbot.keyClicks(alike.title, "Hidden key")
+    qtbot.keyClicks(alike.body, "A spare key to the house sits beneath the blue plant pot.")
+    _save(qtbot, alike)
+    assert alike.notice.text().startswith(
+        "Stored, and marked awaiting review: it may repeat “Spare key”."
+    )
+
+    service.write("Fact", "The rent is 900 euros a month.")
+    changed = _shown(qtbot, MemoryForm(open_session, type_name="Fact"))
+    qtbot.keyClicks(changed.title, "The rent is 950 euros a month.")
+    _save(qtbot, changed)
+    said = changed.notice.text()
+    assert said.startswith("Stored, and linked to “The rent is 900 euros a month.”")
+    assert "It may contradict that one" in said
+
+    again = _shown(qtbot, MemoryForm(open_session, type_name="Fact"))
+    qtbot.keyClicks(again.title, "Spare key")
+    qtbot.keyClicks(again.body, "The spare house key is under the blue flower pot.")
+    kept = _save(qtbot, again)
+    assert again.notice.text().startswith("You had this already: it was added to “Spare key”")
+    assert again.node_id == kept  # the form now shows the memory it was added to
