@@ -15,6 +15,7 @@ locking the vault clears the form and closes it, leaving no memory text on scree
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import pairwise
 from typing import Any
 
@@ -210,12 +211,9 @@ class MemoryForm(QDialog):
         """The status words of ``type_name`` in the order of the pack's file, when the vault's
         pack is one Cairn ships (a vault stores them without an order)."""
         service = self.session.service
-        if service is None:
-            return []
-        try:
-            shipped = Pack.bundled(service.pack_rules().name).node_types.get(type_name)
-        except (FileNotFoundError, CairnError):
-            return []  # a pack of the person's own: its words in the order of the alphabet
+        pack = _shipped_pack(service.pack_rules().name) if service is not None else None
+        shipped = pack.node_types.get(type_name) if pack is not None else None
+        # A pack of the person's own: its words come in the order of the alphabet.
         return [w for w, meant in shipped.statuses.items() if w == meant] if shipped else []
 
     def _relabel(self, widget: QWidget, text: str) -> None:
@@ -415,3 +413,12 @@ class MemoryForm(QDialog):
 
         # Without the list the memory goes to the default scope: nothing to tell the person.
         call_in_worker(self, service.scopes, on_done=listed, on_failed=lambda _sentence: None)
+
+
+@cache
+def _shipped_pack(name: str) -> Pack | None:
+    """The pack Cairn ships under ``name`` (read once), or None for a pack of one's own."""
+    try:
+        return Pack.bundled(name)
+    except (FileNotFoundError, CairnError):
+        return None
