@@ -50,7 +50,7 @@ from cairn.app.models import (
     VaultStats,
     WriteResult,
 )
-from cairn.app.packs import LAYERS, Pack
+from cairn.app.packs import LAYERS, AttrSpec, NodeType, Pack
 from cairn.app.portability.exporting import PLAINTEXT_WARNING, ExportReport
 from cairn.app.portability.leftovers import Swept
 from cairn.app.process.diagnostic_log import fault as log_fault
@@ -85,6 +85,7 @@ __all__ = [
     "SETTINGS",
     "VISIBLE_STATUSES",
     "WINDOW_HOST",
+    "AttrSpec",
     "AwaitingReview",
     "CairnError",
     "CancelToken",
@@ -107,6 +108,7 @@ __all__ = [
     "MemoryService",
     "Node",
     "NodeDetail",
+    "NodeType",
     "Pack",
     "PassReport",
     "Proposal",

@@ -635,7 +635,9 @@ class HistoryEntry:
     body: str = ""
     # The words this version changed from the one before it in the chain, git's word-diff
     # style: "[-removed-]{+added+}" around what changed, the rest as it was; None for the first.
+    # A changed attribute of a memory or an entity counts ("phone: [-0611-] {+0622+}").
     changes: str | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)  # what this version's attributes were
 
     def as_dict(self) -> JsonObject:
         return asdict(self)

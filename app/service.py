@@ -233,8 +233,9 @@ class MemoryService:
     ) -> History:
         """Edit a memory: the text becomes a new version that supersedes ``node_id``, both in
         one transaction (either both happen or neither). The new version keeps the old one's
-        type, attributes (``attrs`` changes the ones it names), scope and source; the old one
-        stays as history."""
+        type, attributes (``attrs`` changes the ones it names; one named with ``None`` is
+        removed), scope and source; the old one stays as history. The pack says which types
+        have versions (the personal pack: every type but Passage)."""
         return self._revisions.revise(node_id, title, body, self._scopes(scopes), attrs)
 
     def unrevise(self, node_id: str, *, scopes: Sequence[str]) -> History:
@@ -385,10 +386,12 @@ class MemoryService:
         type: str = "Note",
         title: str | None = None,
         body: str | None = None,
+        attrs: Mapping[str, Any] | None = None,
     ) -> WriteResult:
-        """Turn a capture into a memory of ``type``; ``body`` is its text as edited, if it was."""
+        """Turn a capture into a memory of ``type``; ``body`` is its text as edited, if it was,
+        ``attrs`` the attributes filled in for it (a person's email, a task's due date)."""
         return self._inbox.promote(
-            item_id, self._scopes(scopes), type_name=type, title=title, body=body
+            item_id, self._scopes(scopes), type_name=type, title=title, body=body, attrs=attrs
         )
 
     def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:

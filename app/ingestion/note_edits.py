@@ -24,6 +24,7 @@ from cairn.app.models import History, Node
 from cairn.app.text import shelves
 from cairn.app.text.surface import searchable_text
 from cairn.app.writing.history import EDITED, HistoryKeeper
+from cairn.app.writing.nodes import changed_attrs
 from cairn.app.writing.writer import MAX_BODY, NewMemory, Writer
 from cairn.ingest import chunking, textfile
 from cairn.storage import source_rows
@@ -72,8 +73,8 @@ class NoteFileEdits:
         ]
         # Embedded before the write lock, as every write is.
         vectors = [self._space.embed(text) for text in texts]
-        merged_tags = list(attrs["tags"]) if attrs and "tags" in attrs else old.attrs.get("tags")
-        new_attrs = {**old.attrs, **(attrs or {})}
+        merged_tags = attrs["tags"] if attrs and "tags" in attrs else old.attrs.get("tags")
+        new_attrs = changed_attrs(old.attrs, attrs)
         if read.tags or merged_tags:
             new_attrs["tags"] = list(dict.fromkeys([*(merged_tags or []), *read.tags]))
         versions: list[History] = []

@@ -88,10 +88,14 @@ class MentionMatcher:
             entries.sort(key=lambda entry: -len(entry[0]))
 
     def add(self, name: str, node_id: str) -> None:
+        """A name written since the matcher was built. It goes before the entries of the
+        same length, so a new version of an entity is found before the one it replaced (the
+        caller checks that what is found still stands)."""
         words = tuple(_WORD.findall(normalize(name)))
         if words and len(words) <= MAX_NAME_WORDS:
-            self._by_first.setdefault(words[0], []).append((words, node_id))
-            self._by_first[words[0]].sort(key=lambda entry: -len(entry[0]))
+            entries = self._by_first.setdefault(words[0], [])
+            entries.insert(0, (words, node_id))
+            entries.sort(key=lambda entry: -len(entry[0]))  # stable: the newest stays first
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._by_first.values())

@@ -10,8 +10,10 @@ asked for history (``include_history``) or for the state of things at a time (``
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from cairn.app.clock import now_iso
 from cairn.app.embedding.space import EmbeddingSpace
@@ -144,8 +146,22 @@ class HistoryKeeper:
         chain = [*reversed(older), me, *newer]
         for index in range(1, len(chain)):
             before, after = chain[index - 1], chain[index]
-            chain[index] = replace(after, changes=word_diff(_said(before), _said(after)))
+            changes = word_diff(self._said(before, after), self._said(after, before))
+            chain[index] = replace(after, changes=changes)
         return History(chain, len(older))
+
+    def _said(self, entry: HistoryEntry, other: HistoryEntry) -> str:
+        """What a version said, to compare with ``other``: its title, the attributes whose
+        value differs between the two (a person's new phone number is a change; the ones that
+        stayed would only push it out of sight) and its text. A file's attributes are its
+        bookkeeping (path, hash), read from the file: its text says what changed."""
+        spec = self._pack.node_types.get(entry.type)
+        attrs = entry.attrs if spec is not None and spec.family != "document" else {}
+        changed = sorted(name for name in attrs if other.attrs.get(name) != attrs[name])
+        lines = [entry.title, *(f"{name}: {_shown(attrs[name])}" for name in changed)]
+        if entry.body:
+            lines.append(entry.body)
+        return "\n".join(lines)
 
     def _chain(
         self, conn: Connection, start: str, scopes: list[str], *, older: bool
@@ -177,11 +193,17 @@ def _entry(row: NodeRow) -> HistoryEntry:
         row["valid_to"],
         row["recorded_at"],
         row["body"],
+        attrs=json.loads(row["attrs"]),
     )
 
 
-def _said(entry: HistoryEntry) -> str:
-    return f"{entry.title}\n{entry.body}" if entry.body else entry.title
+def _shown(value: Any) -> str:
+    """An attribute's value as words: a list joined by commas, yes or no for a boolean."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value)
 
 
 def word_diff(old: str, new: str) -> str:

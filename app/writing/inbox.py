@@ -6,7 +6,8 @@ misclick; only an explicit forget deletes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from cairn.app.clock import new_id, now_iso
 from cairn.app.errors import InboxItemNotFound, InvalidRequest, UnknownScope
@@ -53,10 +54,11 @@ class Inbox:
         type_name: str = "Note",
         title: str | None = None,
         body: str | None = None,
+        attrs: Mapping[str, Any] | None = None,
     ) -> WriteResult:
         """Turn a capture into a memory (a Note unless told otherwise), in one transaction.
         ``body`` is the capture's text as the person edited it before sorting it (default: the
-        text as captured)."""
+        text as captured); ``attrs`` what they filled in of its kind's attributes."""
         with self._vault.write() as conn:
             item = self._open_item(conn, item_id, scopes)
             result = self._writer.add(
@@ -64,6 +66,7 @@ class Inbox:
                     type=type_name,
                     title=title or default_title(body or item.text),
                     body=body if body and body.strip() else item.text,
+                    attrs=attrs,
                     scope=item.scope,
                     source="inbox",
                 )

@@ -249,6 +249,13 @@ def merge_attrs(kept: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, An
     return merged, leftover
 
 
+def changed_attrs(old: Mapping[str, Any], changes: Mapping[str, Any] | None) -> dict[str, Any]:
+    """An edit's attributes: ``old`` with ``changes`` applied, where a name given ``None`` is
+    removed (a field the person emptied)."""
+    edited = {**old, **(changes or {})}
+    return {name: value for name, value in edited.items() if value is not None}
+
+
 def attrs_json(attrs: dict[str, Any]) -> str:
     try:
         # allow_nan=False: JSON has no NaN or infinity, and the schema would reject the text.

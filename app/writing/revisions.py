@@ -1,5 +1,20 @@
 """An edit of a memory: its new text becomes a new version that supersedes the old one, both
-in one transaction (either both happen or neither)."""
+in one transaction (either both happen or neither).
+
+People, places, projects, organisations and topics are edited the same way (the personal
+pack lets them supersede themselves from its version 4). Changing a person's phone number must
+be possible, and a careful person expects three things of it: the person stays the person
+every memory links to, the card shows the new number, and the old number is not lost. An
+update in place would keep the id but lose the old value, or keep it only as loose text beside
+the new one; a new version keeps it where history already lives: the old version, superseded,
+with the attributes it had, found by ``include_history`` and ``as_of`` reads and shown as a
+changed value by ``history``. The new version gets every link of the old one (``supersede``
+carries them), so what linked to the person links to the person as they are now; only the id
+changes, as it does for an edited note.
+
+``attrs`` changes the attributes it names; one named with ``None`` is removed (a phone number
+cleared), which is how a form says that a field was emptied.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +26,7 @@ from cairn.app.models import History, Node
 from cairn.app.retrieval.recall import Recall
 from cairn.app.text import shelves
 from cairn.app.writing.history import EDITED, HistoryKeeper
+from cairn.app.writing.nodes import changed_attrs
 from cairn.app.writing.writer import NewMemory, Writer
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
@@ -71,7 +87,7 @@ class Revisions:
             old.type,
             title.strip(),
             body,
-            {**old.attrs, **(attrs or {})},
+            changed_attrs(old.attrs, attrs),
             old.scope,
             old.source,
             old.locator,

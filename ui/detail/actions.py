@@ -1,24 +1,16 @@
-"""What the detail pane's buttons do, apart from the pane: the service calls that run in a
-worker, the rules for which actions a memory allows, and the two dialogs (edit, forget).
+"""What the detail pane loads and what its buttons do, apart from the pane: the memory with
+its sections and history (``load_detail``), the service calls that run in a worker, and the
+rules for which actions a memory allows (the editors themselves are ``ui/writing``'s).
 
 Editing never overwrites: it writes the new text as a new version and supersedes the old one,
 so the history keeps what the memory said before. The pack decides which types may be
-superseded (notes, facts, events... but not people), so only those can be edited here.
+superseded (the personal pack: every kind but a document's passage), so only those can be
+edited here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QVBoxLayout,
-    QWidget,
-)
 
 from cairn.app.api import (
     DOCUMENT,
@@ -150,35 +142,3 @@ def why_not_editable(pack: Pack, node: Node) -> str:
         f"A {node.type} is not edited here: Cairn keeps versions of notes, facts, events and "
         "the like, and the pack does not let one replace another of this kind."
     )
-
-
-class EditDialog(QDialog):
-    """The title and text of a memory; saving makes a new version."""
-
-    def __init__(self, node: Node, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Edit {node.type.lower()}")
-        explanation = QLabel(
-            "Saving keeps what it said before as an older version, which the Versions list shows."
-        )
-        explanation.setWordWrap(True)
-        self.title_field = QLineEdit(node.title)
-        self.body_field = QPlainTextEdit(node.body)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        self._save = buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.title_field.textChanged.connect(lambda text: self._save.setEnabled(bool(text.strip())))
-        layout = QVBoxLayout(self)
-        layout.addWidget(explanation)
-        layout.addWidget(QLabel("Title"))
-        layout.addWidget(self.title_field)
-        layout.addWidget(QLabel("Text"))
-        layout.addWidget(self.body_field, 1)
-        layout.addWidget(buttons)
-        self.resize(560, 420)
-
-    def values(self) -> tuple[str, str]:
-        return self.title_field.text().strip(), self.body_field.toPlainText()

@@ -35,26 +35,22 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import (
-    NOTE,
     Forgotten,
     LinkResult,
-    is_note_file,
-    shelf_of,
 )
 from cairn.ui.base.memory_drag import DragSource, memory_mime
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
-from cairn.ui.detail.actions import EditDialog, Loaded
+from cairn.ui.detail.actions import Loaded
 from cairn.ui.detail.memory_view import MemoryView
 from cairn.ui.detail.parts import ID_ROLE, text_label
 from cairn.ui.memory.forget_question import confirm_forget
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.memory.open_at import Opened, open_source, show_in_folder
 from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
-from cairn.ui.rows.results_model import source_name
-from cairn.ui.writing.note_editor import NoteEditor
+from cairn.ui.writing.editors import open_editor
 
 RELOAD_DELAY_MS = 100
 
@@ -291,28 +287,16 @@ class DetailPane(QWidget):
         self.folder_button.setVisible(opened.offer_folder)
 
     def edit_current(self) -> QDialog | None:
-        """Edit…: a note in the note editor (each save a version), anything else in a plain
-        editor of its title and text. Returns the editor opened."""
+        """Edit…: the memory's own editor (``writing.editors``): a note in the note editor,
+        anything else a person writes in its form; each save a new version. Returns it."""
         loaded, node = self._loaded, self._current_node()
         if node is None or loaded is None:
             return None
-        if shelf_of(node.type, node.attrs) == NOTE:
-            about = ""
-            if is_note_file(node.type, node.attrs):
-                about = (
-                    f"Read from {source_name(node.source)}. Saving keeps the new text in Cairn "
-                    "as a new version; the file itself is not changed."
-                )
-            editor = NoteEditor(self._session, self, replace(node, body=loaded.text), about)
+        # A note file read before its text was kept whole is edited from its sections' text.
+        editor = open_editor(self._session, replace(node, body=loaded.text), self)
+        if editor is not None and hasattr(editor, "saved"):
             editor.saved.connect(self.show_node)
-            editor.finished.connect(editor.deleteLater)
-            editor.show()
-            return editor
-        dialog = EditDialog(node, self)
-        dialog.accepted.connect(lambda: self.save_edit(*dialog.values()))
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
-        return dialog
+        return editor
 
     def save_edit(self, title: str, body: str) -> None:
         """Store ``title``/``body`` as a new version of the memory shown; then show it."""

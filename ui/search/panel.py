@@ -301,8 +301,9 @@ class SearchPanel(QWidget):
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         # A click also changes the current row, and ``clicked`` opens it: only keyboard moves
-        # open from here, so one click does not open the same memory twice.
-        if QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
+        # open from here, so one click does not open the same memory twice. A capture opens a
+        # dialog that takes the keyboard, so moving through the inbox opens none: Enter does.
+        if QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton and current.data(NODE_ID_ROLE):
             self._open_index(current)
 
     def _open_index(self, index: QModelIndex) -> None:

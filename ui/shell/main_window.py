@@ -53,6 +53,7 @@ from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.file_choosers import choose_files, choose_folder
 from cairn.ui.shell.help import ShortcutsDialog, UserGuide
+from cairn.ui.shell.new_menu import NewMenu
 from cairn.ui.shell.outside_changes import OutsideChanges
 from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
@@ -192,8 +193,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(a("Add &Files…", self.add_files, ADD_FILES_KEYS, needs_vault=True))
         file_menu.addAction(a("Add Fol&der…", self.add_folder, ADD_FOLDER_KEYS, needs_vault=True))
-        self.new_note_action = a("&New Note…", self.new_note, NEW_NOTE_KEYS, needs_vault=True)
-        file_menu.addAction(self.new_note_action)
+        self.new_note_action = a("&Note…", self.new_note, NEW_NOTE_KEYS, needs_vault=True)
+        self.new_menu = NewMenu(self.session, self.new_note_action, self.open_node, self)
+        file_menu.addMenu(self.new_menu)  # the toolbar's New button drops it down too
         self.capture_action = a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True)
         file_menu.addAction(self.capture_action)
         file_menu.addSeparator()
@@ -242,7 +244,8 @@ class MainWindow(QMainWindow):
         toolbar.setObjectName("mainToolBar")
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self._add_files_action = a("Add Files…", self.add_files, needs_vault=True)
-        for action in (self.new_note_action, self.capture_action, self._add_files_action):
+        toolbar.addWidget(self.new_menu.button)
+        for action in (self.capture_action, self._add_files_action):
             toolbar.addAction(action)
 
         help_menu = self.menuBar().addMenu("&Help")
@@ -338,7 +341,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def new_note(self) -> NoteEditor | None:
-        """File › New Note: a note written in the window's Markdown editor."""
+        """File › New › Note: a note written in the window's Markdown editor."""
         if not self.session.is_open:
             return None
         editor = NoteEditor(self.session, self)
@@ -353,6 +356,7 @@ class MainWindow(QMainWindow):
             return None
         dialog = InboxItemDialog(self.session, item_id, self)
         dialog.promoted.connect(self.open_node)
+        dialog.open_requested.connect(self.open_node)  # from the form a capture went to
         dialog.promoted.connect(
             lambda _: self.statusBar().showMessage("Made a memory of the capture.")
         )

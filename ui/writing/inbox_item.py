@@ -1,9 +1,13 @@
 """One inbox capture, worked: read and edit its text, then make it a note, fact, person or task,
 or discard it, all from the keyboard (Ctrl+Enter makes a note; each button has its Alt key).
 
-A memory made from a capture keeps the text as edited here (``MemoryService.inbox_promote``
-with ``body``). Discarding keeps the capture in the vault as discarded, so a slip loses
-nothing; only Forget deletes. The dialog stays open with the text until the vault has it.
+A note is made at once. A fact, a person or a task opens its form (``MemoryForm``) prefilled
+with the text (its first line as the title), so the person can fill in the attributes first
+(a birthday, a due date); this dialog waits hidden meanwhile, and comes back with the text if
+the form is closed without saving. A memory made from a capture keeps the text as edited
+(``MemoryService.inbox_promote`` with ``body``). Discarding keeps the capture in the vault as
+discarded, so a slip loses nothing; only Forget deletes. The dialog stays open with the text
+until the vault has it.
 """
 
 from __future__ import annotations
@@ -25,9 +29,12 @@ from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.rows.results_model import local_date
+from cairn.ui.writing.form_store import first_line
+from cairn.ui.writing.memory_form import MemoryForm
 
 # What a capture can become: the button's text and the pack's type.
 KINDS = (("&Note", "Note"), ("&Fact", "Fact"), ("&Person", "Person"), ("&Task", "Commitment"))
+AT_ONCE = "Note"  # made without a form; the other kinds open theirs
 
 
 def _find(service: MemoryService, item_id: str) -> InboxItem:
@@ -48,12 +55,15 @@ def _promote(service: MemoryService, item_id: str, type_name: str, text: str) ->
 class InboxItemDialog(QDialog):
     promoted = Signal(str)  # the id of the memory it became
     discarded = Signal(str)  # the capture's id
+    open_requested = Signal(str)  # the form the capture went to asked to show its memory
 
     def __init__(self, session: Session, item_id: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.item_id = item_id
         self._busy = False
+        self.form: MemoryForm | None = None  # the form a fact, person or task is made in
+        self._made: str | None = None  # the memory the capture became
         self.setWindowTitle("Inbox")
         self.setMinimumWidth(480)
 
@@ -63,7 +73,10 @@ class InboxItemDialog(QDialog):
         self.text.setTabChangesFocus(True)
         self.text.installEventFilter(self)
         self.notice = NoticeLabel()
-        hint = QLabel("Make it a memory (Ctrl+Enter: a note), or discard it.")
+        hint = QLabel(
+            "Make it a memory (Ctrl+Enter: a note; a fact, person or task opens its form to "
+            "fill in), or discard it."
+        )
         hint.setWordWrap(True)
 
         self.buttons = QDialogButtonBox()
@@ -124,6 +137,9 @@ class InboxItemDialog(QDialog):
         if not text:
             self.notice.show_error("The text is empty: write something, or discard the capture.")
             return
+        if type_name != AT_ONCE:
+            self.open_form(type_name, text)
+            return
         self._set_busy(True)
 
         def made(node_id: str) -> None:
@@ -142,6 +158,39 @@ class InboxItemDialog(QDialog):
             on_done=made,
             on_failed=self._failed,
         )
+
+    def open_form(self, type_name: str, text: str) -> MemoryForm:
+        """The form of ``type_name`` with the capture's text, in this dialog's place."""
+        form = MemoryForm(
+            self.session,
+            self.parentWidget(),
+            type_name=type_name,
+            title=first_line(text),
+            body=text,
+            capture=self.item_id,
+        )
+        form.saved.connect(self._made_in_form)
+        form.open_requested.connect(self.open_requested)
+        form.finished.connect(self._form_closed)
+        form.finished.connect(form.deleteLater)
+        self.form = form
+        self.hide()
+        form.show()
+        form.activateWindow()  # in this dialog's place, with the keyboard
+        return form
+
+    def _made_in_form(self, node_id: str) -> None:
+        if self._made is None:  # the first save sorts the capture; later ones are edits
+            self._made = node_id
+            self.promoted.emit(node_id)
+
+    def _form_closed(self) -> None:
+        self.form = None
+        if self._made is not None:
+            self.accept()
+        elif self.session.is_open:
+            self.open()  # back to the capture, its text as it was
+            self.text.setFocus()
 
     def discard(self) -> None:
         service = self.session.service

@@ -1,4 +1,4 @@
-"""The note editor (File › New Note, Ctrl+Shift+N): a title, tags, and a Markdown body with a
+"""The note editor (File › New › Note, Ctrl+Shift+N): a title, tags, and a Markdown body with a
 preview, ``[[`` completing the names the vault knows.
 
 The first Save writes a Note (through the dedup gate, like any write); each later Save with
@@ -35,6 +35,7 @@ from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.writing.markdown import OPEN_LINK, MarkdownHighlighter
+from cairn.ui.writing.unsaved import ask_to_save
 
 NAMES_LIMIT = 500  # the newest memories' titles complete [[ ; more would only slow the popup
 _TAG_SPLIT = re.compile(r"[,\s]+")
@@ -232,30 +233,22 @@ class NoteEditor(QDialog):
         super().reject()
 
     def _ask_before_closing(self) -> None:
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        def save_then_close() -> None:
+            # Closes once it is stored; a failure keeps the text here with its message.
+            self.saved.connect(lambda _: super(NoteEditor, self).reject())
+            self.save()
+
+        self.close_question = ask_to_save(
+            self,
             "Save the note?",
             "This note has changes that are not saved.",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-            self,
+            save=save_then_close,
+            discard=lambda: super(NoteEditor, self).reject(),
         )
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.close_question = box
+        self.close_question.finished.connect(self._question_closed)
 
-        def answered(button: int) -> None:
-            self.close_question = None
-            if button == QMessageBox.StandardButton.Discard:
-                super(NoteEditor, self).reject()
-            elif button == QMessageBox.StandardButton.Save:
-                # Closes once it is stored; a failure keeps the text here with its message.
-                self.saved.connect(lambda _: super(NoteEditor, self).reject())
-                self.save()
-
-        box.finished.connect(answered)
-        box.open()
+    def _question_closed(self) -> None:
+        self.close_question = None
 
     def _locked(self) -> None:
         # The vault is closed: no memory text stays on screen.

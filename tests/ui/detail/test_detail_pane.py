@@ -12,11 +12,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from cairn.app.ingestion.request import IngestRequest
 from cairn.ui.base.session import Session
-from cairn.ui.detail.actions import EditDialog
 from cairn.ui.detail.pane import DetailPane
 from cairn.ui.memory.forget_question import forget_warning
 from cairn.ui.memory.open_at import file_url, missing_file_text, plan_open
 from cairn.ui.memory.pickers import LinkDialog, allowed_links
+from cairn.ui.writing.memory_form import MemoryForm
 from cairn.ui.writing.note_editor import NoteEditor
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 from tests.app.ingest_files import pdf_bytes
@@ -90,11 +90,10 @@ def test_shows_body_attributes_links_and_history(qtbot: Any, open_session: Sessi
         click_item(qtbot, pane.links_list, 0)
     assert opened.args == [ids["person"]]
 
-    # A person can be linked and forgotten, but not edited (the pack keeps no versions of one).
+    # A person can be linked, forgotten, and edited: the pack keeps versions of one (pack 4).
     show(qtbot, pane, ids["person"])
     assert pane.links_list.labels() == ["← involves: Sailing course"]
-    assert not pane.edit_button.isEnabled()
-    assert "not edited here" in pane.edit_button.toolTip()
+    assert pane.edit_button.isEnabled()
 
 
 def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: Session) -> None:
@@ -124,17 +123,14 @@ def test_edit_writes_a_new_version_and_keeps_the_old(qtbot: Any, open_session: S
     assert "superseded" in pane.meta_label.text()
     assert not pane.edit_button.isEnabled()
 
-    # Through the dialog: the Edit button, new words, Save.
+    # Through Edit: the fact's form, new words, Save; the pane shows the new version.
     show(qtbot, pane, new_id)
-
-    def fill_and_save() -> None:
-        dialog = QApplication.activeModalWidget()
-        assert isinstance(dialog, EditDialog) and dialog.title_field.text() == "Club fee"
-        dialog.body_field.setPlainText("The club fee is 160 euros.")
-        dialog.accept()
-
-    QTimer.singleShot(0, fill_and_save)
-    act(qtbot, pane, pane.edit_button.click, "edit")
+    form = pane.edit_current()
+    assert isinstance(form, MemoryForm) and form.title.text() == "Club fee"
+    qtbot.addWidget(form)
+    form.body.setPlainText("The club fee is 160 euros.")
+    with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
+        form.save()
     assert "160 euros" in pane.text_view.toPlainText()
     assert len(service.history(new_id, scopes=service.scopes()).chain) == 3
 

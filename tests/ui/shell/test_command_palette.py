@@ -75,7 +75,7 @@ def test_letters_in_order_find_a_command_and_arrows_choose(qtbot, window: MainWi
     assert labels == ["File › Export…"]
     palette.filter.clear()
     qtbot.keyClicks(palette.filter, "nnote")  # New Note, by letters in order
-    assert "File › New Note…" in [row[0] for row in palette.shown_commands()]
+    assert "File › New › Note…" in [row[0] for row in palette.shown_commands()]
     palette.filter.clear()
     first = palette.list.currentItem().text(0)
     qtbot.keyClick(palette.filter, Qt.Key.Key_Down)

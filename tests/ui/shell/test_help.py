@@ -78,7 +78,7 @@ def test_keyboard_shortcuts_lists_every_action_that_has_keys(qtbot, window: Main
     assert dialog is not None
     rows = dict(dialog.rows())
     assert rows["File › Quick Capture…"] == "Ctrl+N"
-    assert rows["File › New Note…"] == "Ctrl+Shift+N"
+    assert rows["File › New › Note…"] == "Ctrl+Shift+N"
     assert rows["View › Command Palette…"] == "Ctrl+P"
     assert rows["Edit › Copy"] in ("Ctrl+C", "Ctrl+C, Ctrl+Ins")  # the platform's others
     assert rows["Help › User Guide"] == "F1"  # not the Help key of special keyboards

@@ -30,6 +30,9 @@ def test_parse_tags_takes_commas_spaces_and_hashes() -> None:
     assert parse_tags("  ") == []
 
 
+# Typing "[[Harbour Lane" opens the completer's popup once the names are in (when depends on
+# the worker): the popup asks the offscreen platform for what only a real screen does.
+@pytest.mark.qt_log_ignore("This plugin does not support")
 def test_a_new_note_is_saved_once_then_as_versions_that_keep_links(
     qtbot, open_session: Session
 ) -> None:
