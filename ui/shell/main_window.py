@@ -11,32 +11,27 @@ together here only through their signals and the few methods of the panel contra
 from __future__ import annotations
 
 import importlib.metadata
-from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
-    QKeySequence,
     QUndoStack,
 )
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QStackedWidget,
     QWidget,
 )
 
-from cairn.app.api import IngestReport, MemoryService, PassReport, Swept, VaultStats
+from cairn.app.api import IngestReport, MemoryService, PassReport, Swept
 from cairn.ui.base.memory_drag import is_memory_drag
 from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
-from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
@@ -46,17 +41,17 @@ from cairn.ui.ingest.words import STOPPED
 from cairn.ui.lock.autolock import AutoLock
 from cairn.ui.lock.unlock import VAULT_FILTER, UnlockScreen
 from cairn.ui.settings.dialog import SettingsDialog
-from cairn.ui.settings.server_switch import GraphServerSwitch, ServerStatusLabel
+from cairn.ui.settings.server_switch import GraphServerSwitch
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.command_palette import CommandPalette
-from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.export_dialog import ExportDialog
 from cairn.ui.shell.file_choosers import choose_files, choose_folder
 from cairn.ui.shell.help import ShortcutsDialog, UserGuide
-from cairn.ui.shell.new_menu import NewMenu
+from cairn.ui.shell.menus import ADD_FILES_KEYS, ADD_FOLDER_KEYS, NEW_NOTE_KEYS, build_menus
 from cairn.ui.shell.outside_changes import OutsideChanges
 from cairn.ui.shell.resume import Resume
 from cairn.ui.shell.retention_schedule import RetentionSchedule
+from cairn.ui.shell.status_bar import WindowStatus
 from cairn.ui.shell.tray import WindowTray, tray_available
 from cairn.ui.shell.welcome import Shortcuts, Welcome
 from cairn.ui.shell.workspace import (
@@ -70,19 +65,12 @@ from cairn.ui.writing.inbox_item import InboxItemDialog
 from cairn.ui.writing.note_editor import NoteEditor
 
 DEFAULT_SIZE = (1280, 800)
-# The welcome panel shows these too.
-ADD_FOLDER_KEYS, ADD_FILES_KEYS, NEW_NOTE_KEYS = "Ctrl+Shift+D", "Ctrl+Shift+O", "Ctrl+Shift+N"
-STATS_DELAY_MS = 400  # several writes in a row refresh the counts once
 LOCKED_BY_HAND = "Locked (Ctrl+L)"
 ABOUT = (
     "<h3>Cairn</h3><p>A person's memory on their own computer: notes, facts, people, places "
     "and documents in one encrypted file, found again by meaning and by words.</p>"
     "<p>Nothing leaves this computer.</p>"
 )
-
-
-def _vault_stats(service: MemoryService) -> VaultStats:
-    return service.stats(scopes=service.scopes())
 
 
 class MainWindow(QMainWindow):
@@ -95,7 +83,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.session = session or Session(self)
         self.preferences = preferences or Preferences()
-        self._busy_text: str | None = None
         self._docks_laid_out = False  # the first unlock sizes the docks unless a layout was saved
         self.setWindowTitle("Cairn")
         self.setWindowIcon(app_icon())
@@ -124,11 +111,29 @@ class MainWindow(QMainWindow):
         self.tray = self._build_tray()
         self.notifier = DesktopNotifier(self.statusBar(), self.tray)
         self.welcome = self._build_welcome()
-        self._build_menus()
+        self.menus = build_menus(self, self)
+        # The actions others reach by the names they always had.
+        menus = self.menus
+        self.new_note_action, self.new_menu, self.capture_action = (
+            menus.new_note,
+            menus.new_menu,
+            menus.capture,
+        )
+        self.export_action, self.lock_action, self.find_action = (
+            menus.export,
+            menus.lock,
+            menus.find,
+        )
+        self.edit_actions, self.palette_action, self.graph_action = (
+            menus.edit,
+            menus.palette,
+            menus.graph,
+        )
+        self._vault_actions = menus.needs_vault
         self.autolock = AutoLock(
             self.session,
             self.preferences.autolock_minutes(),
-            is_busy=lambda: self._busy_text is not None,
+            is_busy=lambda: self.status.busy_text is not None,
             parent=self,
         )
         self.outside_changes = OutsideChanges(self.session, self)
@@ -136,15 +141,10 @@ class MainWindow(QMainWindow):
         self.resume = Resume(self.session, self.workspace, self)
         self.retention_schedule = RetentionSchedule(self.session, self)
         self.retention_schedule.passed.connect(self._retention_passed)
-        self._stats_timer = QTimer(self)
-        self._stats_timer.setSingleShot(True)
-        self._stats_timer.setInterval(STATS_DELAY_MS)
-        self._stats_timer.timeout.connect(self._refresh_stats)
 
         self.undo_history.open_requested.connect(self.open_node)
         self.session.unlocked.connect(self._unlocked)
         self.session.locked.connect(self._locked)
-        self.session.changed.connect(self._stats_timer.start)
         self._restore_layout()
         if self.session.is_open:
             self._unlocked(self.session.service)
@@ -168,95 +168,6 @@ class MainWindow(QMainWindow):
         workspace.library.export_requested.connect(self.export)
         workspace.search.inbox_item_activated.connect(self.open_inbox_item)
         return workspace
-
-    def _action(self, text: str, slot: Any, *shortcuts: Any, needs_vault: bool = False) -> QAction:
-        action = QAction(text, self)
-        keys: list[QKeySequence] = []
-        for shortcut in shortcuts:
-            if isinstance(shortcut, QKeySequence.StandardKey):
-                keys += QKeySequence.keyBindings(shortcut)  # empty where the platform has none
-            else:
-                keys.append(QKeySequence(shortcut))
-        action.setShortcuts(keys)
-        action.triggered.connect(lambda _=False: slot())
-        if needs_vault:
-            self._vault_actions.append(action)
-        return action
-
-    def _build_menus(self) -> None:
-        self._vault_actions: list[QAction] = []
-        standard = QKeySequence.StandardKey
-        a = self._action
-        file_menu = self.menuBar().addMenu("&File")
-        file_menu.addAction(a("New &Vault…", self.new_vault))
-        file_menu.addAction(a("&Open Vault…", self.open_vault, standard.Open))
-        file_menu.addSeparator()
-        file_menu.addAction(a("Add &Files…", self.add_files, ADD_FILES_KEYS, needs_vault=True))
-        file_menu.addAction(a("Add Fol&der…", self.add_folder, ADD_FOLDER_KEYS, needs_vault=True))
-        self.new_note_action = a("&Note…", self.new_note, NEW_NOTE_KEYS, needs_vault=True)
-        self.new_menu = NewMenu(self.session, self.new_note_action, self.open_node, self)
-        file_menu.addMenu(self.new_menu)  # the toolbar's New button drops it down too
-        self.capture_action = a("Quick &Capture…", self.quick_capture, "Ctrl+N", needs_vault=True)
-        file_menu.addAction(self.capture_action)
-        file_menu.addSeparator()
-        self.export_action = a("&Export…", self.export, needs_vault=True)
-        file_menu.addAction(self.export_action)
-        file_menu.addSeparator()
-        self.lock_action = a("&Lock", self.lock, "Ctrl+L", needs_vault=True)
-        file_menu.addAction(self.lock_action)
-        settings = a("&Settings…", self.open_settings, standard.Preferences, needs_vault=True)
-        settings.setMenuRole(QAction.MenuRole.PreferencesRole)
-        if not settings.shortcuts():  # GNOME and Windows have no standard one: the common one
-            settings.setShortcut(QKeySequence("Ctrl+,"))
-        file_menu.addAction(settings)
-        file_menu.addSeparator()
-        quit_action = a("&Quit", self.quit, standard.Quit)
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        file_menu.addAction(quit_action)
-
-        edit_menu = self.menuBar().addMenu("&Edit")
-        self.edit_actions = EditActions(self.undo_stack, self)
-        self.edit_actions.add_to(edit_menu)
-        edit_menu.addSeparator()
-        self.find_action = a("&Find", self.focus_search, "Ctrl+K", standard.Find, needs_vault=True)
-        edit_menu.addAction(self.find_action)
-
-        view_menu = self.menuBar().addMenu("&View")
-        self.palette_action = a("Command &Palette…", self.open_command_palette, "Ctrl+P")
-        view_menu.addAction(self.palette_action)
-        view_menu.addSeparator()
-        library = self.workspace.library
-        show_library = a("&Library", lambda: None, needs_vault=True)
-        show_library.setCheckable(True)
-        show_library.setChecked(True)
-        show_library.toggled.connect(library.setVisible)
-        view_menu.addAction(show_library)
-        self.graph_action = a("&Graph", self.show_graph, "Ctrl+G", needs_vault=True)
-        view_menu.addAction(self.graph_action)
-        view_menu.addSeparator()
-        for name, dock in self.workspace.docks.items():
-            toggle = dock.toggleViewAction()
-            toggle.setText(f"&{name.capitalize()}")
-            self._vault_actions.append(toggle)
-            view_menu.addAction(toggle)
-
-        toolbar = self.addToolBar("Main")
-        toolbar.setObjectName("mainToolBar")
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self._add_files_action = a("Add Files…", self.add_files, needs_vault=True)
-        toolbar.addWidget(self.new_menu.button)
-        for action in (self.capture_action, self._add_files_action):
-            toolbar.addAction(action)
-
-        help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction(a("User &Guide", self.open_user_guide, standard.HelpContents))
-        help_menu.addAction(a("&Keyboard Shortcuts", self.show_shortcuts))
-        help_menu.addSeparator()
-        help_menu.addActions(self.welcome.actions)  # Welcome, Try and Remove the Sample
-        help_menu.addSeparator()
-        about = a("&About Cairn", self.about)
-        about.setMenuRole(QAction.MenuRole.AboutRole)
-        help_menu.addAction(about)
 
     def _build_tray(self) -> WindowTray | None:
         """The tray icon, where the desktop has a tray (see ``ui/shell/tray.py``)."""
@@ -283,17 +194,13 @@ class MainWindow(QMainWindow):
         return welcome
 
     def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.vault_label = QLabel()
-        self.counts_label = QLabel()
-        self.busy_label = QLabel()
-        self.server_label = ServerStatusLabel(self.server_switch)
-        self.server_label.clicked.connect(self.open_server_settings)
-        bar.addWidget(self.vault_label)
-        bar.addWidget(self.counts_label)
-        bar.addPermanentWidget(self.busy_label)
-        bar.addPermanentWidget(self.server_label)
-        self.busy_label.setVisible(False)
+        self.status = WindowStatus(
+            self.statusBar(), self.session, self.server_switch, self.open_server_settings
+        )
+        # The labels others reach by the names they always had.
+        status = self.status
+        self.vault_label, self.counts_label = status.vault_label, status.counts_label
+        self.busy_label, self.server_label = status.busy_label, status.server_label
 
     # -- what panels and menus call -----------------------------------------------------------
 
@@ -458,9 +365,7 @@ class MainWindow(QMainWindow):
     def set_busy(self, text: str | None) -> None:
         """Show work in progress in the status bar (None when it is done). While work runs,
         auto-lock waits for it."""
-        self._busy_text = text
-        self.busy_label.setText(text or "")
-        self.busy_label.setVisible(text is not None)
+        self.status.set_busy(text)
 
     def new_vault(self) -> None:
         self.session.lock()
@@ -535,39 +440,20 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: size_docks(self.workspace))
         name = self.session.path.name if self.session.path else "vault"
         self.setWindowTitle(f"{name} — Cairn")
-        self.vault_label.setText(name)
-        self.vault_label.setToolTip(str(self.session.path or ""))
+        self.status.unlocked(name, str(self.session.path or ""))
         for action in self._vault_actions:
             action.setEnabled(True)
-        self._refresh_stats()
         self.workspace.search.focus_search()
 
     def _locked(self) -> None:
         self.stack.setCurrentWidget(self.unlock_screen)
         self.setWindowTitle("Cairn")
-        self.vault_label.setText("Locked")
-        self.vault_label.setToolTip("")
-        self.counts_label.clear()
+        self.status.locked()
         self.statusBar().clearMessage()  # a message about the vault's work is not for now
         for action in self._vault_actions:
             action.setEnabled(False)
         if self.session.path is not None:
             self.unlock_screen.show_open(self.session.path)
-
-    def _refresh_stats(self) -> None:
-        service = self.session.service
-        if service is None:
-            return
-
-        def counted(stats: VaultStats) -> None:
-            if self.session.service is not service:
-                return  # locked (or another vault opened) meanwhile
-            # Every shelf, as the library's All counts them: the two always say the same.
-            self.counts_label.setText(f"{stats.memories} memories · {stats.edges} links")
-
-        call_in_worker(
-            self, _vault_stats, service, on_done=counted, on_failed=self.counts_label.setText
-        )
 
     # -- drops --------------------------------------------------------------------------------
 
