@@ -25,7 +25,6 @@ from typing import Any
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDialog,
-    QHBoxLayout,
     QListWidget,
     QMessageBox,
     QPushButton,
@@ -38,6 +37,7 @@ from cairn.app.api import (
     Forgotten,
     LinkResult,
 )
+from cairn.ui.base.flow_layout import FlowLayout
 from cairn.ui.base.memory_drag import DragSource, memory_mime
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
@@ -141,10 +141,10 @@ class DetailPane(QWidget):
         self.empty_label = text_label()
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
-        actions = QHBoxLayout()
+        # The buttons wrap onto a second row in a narrow pane or at a large scale.
+        actions = FlowLayout()
         for button in self._buttons:
             actions.addWidget(button)
-        actions.addStretch(1)
         column = self.view.layout()
         assert isinstance(column, QVBoxLayout)
         column.insertLayout(self.view.actions_at, actions)

@@ -2,7 +2,8 @@
 
 Runs the real window on a new vault in a temporary data folder (nothing of the person's own
 data is touched), fills it with a few invented notes and files, and grabs: the create/unlock
-screen, search results, the detail pane, an ingest in progress, the review panel and the graph.
+screen, the welcome of a new vault, search results, a note in the detail pane, an ingest in
+progress, the review panel, the graph, the note editor, a form, and the command palette.
 Under Xvfb (the Makefile starts it) the window is drawn as on a desktop.
 
     python -m cairn.ui.shell.screenshots OUTPUT_DIR
@@ -94,6 +95,8 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     wait_until(lambda: window.session.is_open)
     service = window.session.service
     assert service is not None
+    wait_until(lambda: window.welcome.panel.isVisible(), 30)
+    grab(window, out, "00-welcome.png")
     notes = home / "notes"
     notes.mkdir()
     for name, text in NOTES.items():
@@ -114,11 +117,16 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     search.search_field.setText("who works at the pharmacy")
     wait_until(lambda: bool(shown))
     grab(window, out, "02-search.png")
-    lena = service.search("Lena Vos", scopes=service.scopes()).results
-    if lena:
-        window.open_node(lena[0].id)
-        wait_until(lambda: _detail_shows(window, lena[0].id))
+    garden = [
+        hit.id
+        for hit in service.search("herb bed by the pond", scopes=service.scopes()).results
+        if hit.title == "garden"
+    ]
+    if garden:  # a note read from the folder: its text rendered, the search's words marked
+        window.open_node(garden[0], "herb bed by the pond")
+        wait_until(lambda: _detail_shows(window, garden[0]))
         grab(window, out, "03-detail.png")
+    lena = service.search("Lena Vos", scopes=service.scopes()).results
 
     many = home / "inbox"
     many.mkdir()
@@ -147,6 +155,27 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
         settle(500)
         graph.canvas.fit()
     grab(window, out, "06-graph.png")
+    window.focus_search()
+
+    editor = window.new_note()
+    if editor is not None:
+        editor.title.setText("Seeds to order")
+        editor.body.setPlainText("- basil\n- **cherry tomatoes** for [[Garden]]\n")
+        editor.tags.setText("garden, spring")
+        editor.move(window.geometry().center() - editor.rect().center())
+        grab(editor, out, "07-note-editor.png")
+        editor.body.document().setModified(False)
+        editor.done(0)
+    form = window.new_menu.new_memory("Person")
+    if form is not None:
+        form.title.setText("Ada Lindqvist")
+        form.body.setPlainText("Repairs wooden boats at the harbour.")
+        grab(form, out, "08-form.png")
+        form.done(0)
+    palette = window.open_command_palette()
+    palette.filter.setText("new")
+    grab(window, out, "09-command-palette.png")
+    palette.close()
     window.session.lock()
     window.close()
     app.processEvents()
