@@ -10,7 +10,9 @@ plain editor for the rest; a file other than a note is not edited.
 ``show_node`` loads in a worker; a load started later wins over one started earlier. Every
 action runs in a worker too, reports a failure in a message box with the service's sentence,
 and after a write announces ``session.changed``, which reloads the pane (and the lists and
-counts elsewhere). Links and versions are lists: clicking an entry asks to open that memory,
+counts elsewhere); the keyboard then goes back to the act's button. Link…, Replace with… and
+Forget… ask in window-modal dialogs opened without a nested event loop, each deleted once it
+closes. Links and versions are lists: clicking an entry asks to open that memory,
 and its context menu (``memory_menu``) offers what can be done with it. An edit, a link and an
 archive or unarchive done here are recorded for Edit › Undo (``session.undo_history``). The
 title (and an entry of the Links list) can be dragged out as text (``memory_drag``).
@@ -20,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QListWidget,
     QMessageBox,
@@ -53,6 +56,7 @@ from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
 from cairn.ui.writing.editors import open_editor
 
 RELOAD_DELAY_MS = 100
+AskingDialog = TypeVar("AskingDialog", bound=QDialog)
 
 
 class DetailPane(QWidget):
@@ -68,6 +72,8 @@ class DetailPane(QWidget):
         self._loaded: Loaded | None = None
         self._wanted: str | None = None  # the id asked for last (reloaded after writes)
         self.last_error = ""  # the last failure's sentence, as its message box showed it
+        # The button of an act in flight: it has the keyboard again once the pane reloads.
+        self._act_button: QPushButton | None = None
 
         self.notice = NoticeLabel()
         self.view = MemoryView(self._scroll_to)
@@ -238,6 +244,7 @@ class DetailPane(QWidget):
             button.setEnabled(True)
         self.empty_label.setVisible(False)
         self._scroll.setVisible(True)
+        self._refocus()
         if loaded.focus is not None:
             QTimer.singleShot(0, lambda: self.view.scroll_to_section(loaded))
         else:
@@ -318,10 +325,12 @@ class DetailPane(QWidget):
             after=recorded,
         )
 
-    def supersede_current(self) -> None:
+    def supersede_current(self) -> MemoryPicker | None:
+        """Replace with…: pick the newer memory in a dialog that does not block; it is made
+        the replacement once accepted. Returns the dialog."""
         node, pack = self._current_node(), self._pack()
         if node is None or pack is None:
-            return
+            return None
         picker = MemoryPicker(
             self._session,
             "Replace with a newer memory",
@@ -330,22 +339,34 @@ class DetailPane(QWidget):
             exclude=frozenset({node.id}),
             parent=self,
         )
-        if picker.exec() == QDialog.DialogCode.Accepted and (row := picker.chosen()):
-            self.supersede_with(str(row.node_id))
+
+        def accepted() -> None:
+            row = picker.chosen()
+            if row is not None:
+                self.supersede_with(str(row.node_id))
+
+        return _open_once(picker, accepted)
 
     def supersede_with(self, new_id: str) -> None:
         node = self._current_node()
         if node is not None:
             self._act("supersede", detail_actions.supersede, node.id, new_id, then_show=True)
 
-    def link_current(self) -> None:
+    def link_current(self) -> LinkDialog | None:
+        """Link…: pick the other memory and how the two are related, in a dialog that does
+        not block; the link is made once it is accepted. Returns the dialog."""
         node, pack = self._current_node(), self._pack()
         if node is None or pack is None:
-            return
+            return None
         dialog = LinkDialog(self._session, pack, node.id, node.type, node.title, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted and (chosen := dialog.chosen_link()):
-            row, option = chosen
-            self.link_to(str(row.node_id), option.edge_type, outgoing=option.outgoing)
+
+        def accepted() -> None:
+            chosen = dialog.chosen_link()
+            if chosen is not None:
+                row, option = chosen
+                self.link_to(str(row.node_id), option.edge_type, outgoing=option.outgoing)
+
+        return _open_once(dialog, accepted)
 
     def link_to(self, other_id: str, edge_type: str, *, outgoing: bool = True) -> None:
         node, service = self._current_node(), self._session.service
@@ -384,19 +405,29 @@ class DetailPane(QWidget):
 
         self._act("archive" if archived else "unarchive", change, after=recorded)
 
-    def forget_current(self, *, confirmed: bool = False) -> None:
-        """Forget the memory shown, after the confirmation (unless ``confirmed`` already)."""
+    def forget_current(self, *, confirmed: bool = False) -> QMessageBox | None:
+        """Forget the memory shown, once the person confirms it in the question (which does
+        not block, and is returned), or at once when ``confirmed`` already."""
         loaded = self._loaded
         if loaded is None or loaded.detail is None:
-            return
+            return None
         detail = loaded.detail
-        if not confirmed:
-            box = confirm_forget(self, detail)
-            box.exec()
-            if box.buttonRole(box.clickedButton()) != QMessageBox.ButtonRole.DestructiveRole:
-                return
+        if confirmed:
+            self._forget(detail.node.id, detail.node.title)
+            return None
+        box = confirm_forget(self, detail)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         node_id, title = detail.node.id, detail.node.title
 
+        def answered(button: Any) -> None:
+            if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
+                self._forget(node_id, title)
+
+        box.buttonClicked.connect(answered)
+        box.open()
+        return box
+
+    def _forget(self, node_id: str, title: str) -> None:
         def forgotten(result: object) -> None:
             note = result.note if isinstance(result, Forgotten) else None
             self.clear(
@@ -425,6 +456,7 @@ class DetailPane(QWidget):
         service = self._session.service
         if service is None:
             return
+        self._act_button = self._button_of(name)
         for button in self._buttons:
             button.setEnabled(False)  # one write at a time: a second click would race the first
 
@@ -441,6 +473,27 @@ class DetailPane(QWidget):
             self._show_error(text)
 
         call_in_worker(self, fn, service, *args, on_done=done, on_failed=failed)
+
+    def _button_of(self, act: str) -> QPushButton | None:
+        buttons = {
+            "edit": self.edit_button,
+            "supersede": self.supersede_button,
+            "link": self.link_button,
+            "archive": self.archive_button,
+            "unarchive": self.archive_button,
+        }
+        return buttons.get(act)  # a forgotten memory's buttons go with it
+
+    def _refocus(self) -> None:
+        """After an act, the keyboard goes back to the act's button, where the person left
+        it. Disabling the buttons during the write moved it into the memory's text, where
+        Ctrl+Z and the arrow keys would mean little; elsewhere (the search field, a list) the
+        person put it there, and it stays."""
+        button, self._act_button = self._act_button, None
+        focused = QApplication.focusWidget()
+        here = focused is None or focused is self or self.isAncestorOf(focused)
+        if button is not None and button.isEnabled() and here:
+            button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _show_error(self, text: str) -> None:
         box = QMessageBox(
@@ -496,3 +549,12 @@ class DetailPane(QWidget):
     def _pack(self) -> Any:
         service = self._session.service
         return service.pack_rules() if service is not None else None
+
+
+def _open_once(dialog: AskingDialog, accepted: Callable[[], None]) -> AskingDialog:
+    """Open ``dialog`` window-modal without a nested event loop, run ``accepted`` if it is
+    accepted, and delete it once it closes (a used dialog does not stay behind)."""
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.accepted.connect(accepted)
+    dialog.open()
+    return dialog
