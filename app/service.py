@@ -52,6 +52,7 @@ from cairn.app.portability.transfers import Transfers
 from cairn.app.retention import forgetting
 from cairn.app.retention.supervisor import PassReport, Proposal, Retention
 from cairn.app.retrieval import search as retrieval
+from cairn.app.retrieval import titles
 from cairn.app.retrieval.outside_writes import OutsideWrites
 from cairn.app.retrieval.recall import Recall
 from cairn.app.text import statements
@@ -360,6 +361,13 @@ class MemoryService:
             include_archived=include_archived,
             as_of=as_of,
         )
+
+    def titles_like(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[str]:
+        """Titles of active memories in ``scopes`` that hold ``text`` in any case, those
+        that start with it first, then those with a word that does, then the rest (sections
+        of documents left out): the names a person may be typing after ``[[``, from the whole
+        vault. ``limit`` is at most 50. Reading them is not a use of the memories."""
+        return titles.titles_like(self._vault, self._pack, text, self._scopes(scopes), limit)
 
     def changed_elsewhere(self) -> bool:
         """Whether another program (the command line, a folder watcher, an import, an ingest
