@@ -405,6 +405,10 @@ class MemoryService:
     def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
         return self._inbox.discard(item_id, self._scopes(scopes))
 
+    def inbox_restore(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
+        """Put a discarded capture back in the inbox, open again (the undo of a discard)."""
+        return self._inbox.restore(item_id, self._scopes(scopes))
+
     # -- scopes and settings ------------------------------------------------------------------
 
     def scopes(self) -> list[str]:

@@ -42,6 +42,10 @@ class UndoRecorder(Protocol):
 
     def record_merge(self, item_id: str, folded_title: str, kept_title: str) -> None: ...
 
+    def record_unlink(self, src: str, dst: str, edge_type: str, other_title: str) -> None: ...
+
+    def record_discard(self, item_id: str, what: str) -> None: ...
+
 
 class Session(QObject):
     unlocked = Signal(object)  # the MemoryService

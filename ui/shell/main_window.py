@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         # Before the panels connect to the session: it must stop serving before they forget.
         self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
         self.unlock_screen = UnlockScreen(self.session, self.preferences)
-        self.unlock_screen.message.connect(lambda text: self.statusBar().showMessage(text))
+        self.unlock_screen.message.connect(self.say)
         self.workspace = self._build_workspace()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.unlock_screen)
@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
         if not self.session.is_open:
             return None
         dialog = QuickCaptureDialog(self.session, self)
-        dialog.captured.connect(lambda _: self.statusBar().showMessage("Captured to the inbox."))
+        dialog.captured.connect(lambda _: self.say("Captured to the inbox."))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
@@ -264,9 +264,8 @@ class MainWindow(QMainWindow):
         dialog = InboxItemDialog(self.session, item_id, self)
         dialog.promoted.connect(self.open_node)
         dialog.open_requested.connect(self.open_node)  # from the form a capture went to
-        dialog.promoted.connect(
-            lambda _: self.statusBar().showMessage("Made a memory of the capture.")
-        )
+        dialog.promoted.connect(lambda _: self.say("Made a memory of the capture."))
+        dialog.told.connect(self.say)  # a discard, and how to take it back
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
@@ -343,6 +342,11 @@ class MainWindow(QMainWindow):
         Cairn (a window hidden in the tray ends nothing by closing)."""
         if self.close():
             QApplication.quit()
+
+    def say(self, text: str) -> None:
+        """A line in the status bar about what just happened; it goes after a while, as every
+        such line does (the vault's name and counts stay beside it)."""
+        self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
 
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""

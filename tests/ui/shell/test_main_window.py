@@ -14,6 +14,7 @@ from cairn.app.portability.leftovers import Swept
 from cairn.storage.errors import VaultClosed
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
+from cairn.ui.shell import main_window
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.main_window import MainWindow
 
@@ -106,6 +107,27 @@ def test_ctrl_n_opens_quick_capture(qtbot, window: MainWindow) -> None:
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), QuickCaptureDialog))
     QApplication.activeModalWidget().reject()
+
+
+def test_what_the_status_bar_says_of_a_capture_goes_after_a_while(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(main_window, "STATUS_MESSAGE_MS", 200)
+    capture = window.quick_capture()
+    assert capture is not None
+    capture.text.setPlainText("Call the glazier about the shed window")
+    with qtbot.waitSignal(capture.captured, timeout=10_000) as captured:
+        capture.capture()
+    assert window.statusBar().currentMessage() == "Captured to the inbox."
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "", timeout=5_000)
+
+    item = window.open_inbox_item(captured.args[0].id)
+    assert item is not None
+    qtbot.waitUntil(lambda: item.discard_button.isEnabled(), timeout=10_000)
+    with qtbot.waitSignal(item.promoted, timeout=15_000):
+        item.promote("Note")
+    assert window.statusBar().currentMessage() == "Made a memory of the capture."
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "", timeout=5_000)
 
 
 def test_new_vault_locks_and_offers_to_create_one(qtbot, window: MainWindow) -> None:
