@@ -13,8 +13,9 @@ and after a write announces ``session.changed``, which reloads the pane (and the
 counts elsewhere); the keyboard then goes back to the act's button. Link…, Replace with… and
 Forget… ask in window-modal dialogs opened without a nested event loop, each deleted once it
 closes. Links and versions are lists: clicking an entry asks to open that memory,
-and its context menu (``memory_menu``) offers what can be done with it. An edit, a link and an
-archive or unarchive done here are recorded for Edit › Undo (``session.undo_history``). The
+and its context menu (``memory_menu``) offers what can be done with it; a link's entry also
+offers Remove Link. An edit, a link made or removed and an archive or unarchive done here are
+recorded for Edit › Undo (``session.undo_history``). The
 title (and an entry of the Links list) can be dragged out as text (``memory_drag``).
 """
 
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import (
+    EdgeSummary,
     Forgotten,
     LinkResult,
 )
@@ -48,7 +50,7 @@ from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
 from cairn.ui.detail.actions import Loaded
 from cairn.ui.detail.memory_view import MemoryView
-from cairn.ui.detail.parts import ID_ROLE, text_label
+from cairn.ui.detail.parts import EDGE_ROLE, ID_ROLE, text_label
 from cairn.ui.memory.forget_question import confirm_forget
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.memory.open_at import Opened, open_source, show_in_folder
@@ -507,7 +509,7 @@ class DetailPane(QWidget):
 
     def entry_menu(self, entries: QListWidget, row: int) -> MemoryMenu | None:
         """The context menu of entry ``row`` of the Links or Versions list (the version shown
-        is the memory itself)."""
+        is the memory itself): the memory's menu, and for a link, Remove Link too."""
         item = entries.item(row)
         node_id = item.data(ID_ROLE) if item is not None else None
         node_id = node_id or self.current_node_id
@@ -515,6 +517,11 @@ class DetailPane(QWidget):
             return None
         menu = memory_menu(self._session, str(node_id), self)
         menu.open_requested.connect(self.open_requested)
+        edge = item.data(EDGE_ROLE) if item is not None else None
+        shown = self.current_node_id
+        if isinstance(edge, EdgeSummary) and shown is not None:
+            ends = (shown, edge.other_id) if edge.direction == "out" else (edge.other_id, shown)
+            menu.offer_remove_link(*ends, edge.type, edge.other_title)
         return menu
 
     def _entry_menu_at(self, entries: QListWidget, position: QPoint) -> None:
