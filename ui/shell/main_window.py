@@ -303,6 +303,13 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    def open_settings_page(self, name: str) -> SettingsDialog | None:
+        """Settings at its page ``name`` (the command palette's Settings › …)."""
+        dialog = self.open_settings()
+        if dialog is not None:
+            dialog.show_page_named(name)
+        return dialog
+
     def open_server_settings(self) -> SettingsDialog | None:
         dialog = self.open_settings()
         if dialog is not None:
@@ -317,7 +324,7 @@ class MainWindow(QMainWindow):
 
     def open_command_palette(self) -> CommandPalette:
         """View › Command Palette (Ctrl+P): every menu command, found by typing."""
-        palette = CommandPalette(self.menuBar(), self)
+        palette = CommandPalette(self.menuBar(), self, self.menus.settings_pages)
         palette.popup()
         return palette
 
@@ -371,9 +378,34 @@ class MainWindow(QMainWindow):
         auto-lock waits for it."""
         self.status.set_busy(text)
 
-    def new_vault(self) -> None:
-        self.session.lock()
-        self.unlock_screen.show_create()
+    def new_vault(self) -> QMessageBox | None:
+        """File › New Vault…: the page that creates one. With a vault open it asks first
+        (window-modal, without a nested event loop), since creating one locks this one."""
+        if not self.session.is_open:
+            self.unlock_screen.show_create()
+            return None
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "New vault",
+            "Lock this vault and create a new one?",
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
+        box.setInformativeText(
+            "This vault stays as it is; open it again with its passphrase whenever you like."
+        )
+        create = box.addButton("&Lock and Create…", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def answered(button: object) -> None:
+            if button is create:
+                self.session.lock()
+                self.unlock_screen.show_create()
+
+        box.buttonClicked.connect(answered)
+        box.open()
+        return box
 
     def open_vault(self) -> None:
         start = str(self.session.path.parent) if self.session.path else ""
