@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
@@ -262,10 +261,10 @@ class LinkDialog(MemoryPicker):
         )
         relation_label = QLabel("&How they are related:")
         relation_label.setBuddy(self.relation)
-        row = QHBoxLayout()
-        row.addWidget(relation_label)
-        row.addWidget(self.relation, 1)
-        self.body.insertLayout(self.body.indexOf(self.hint), row)
+        # Above the choice, not beside it: the choice has the dialog's whole width.
+        at = self.body.indexOf(self.hint)
+        self.body.insertWidget(at, relation_label)
+        self.body.insertWidget(at + 1, self.relation)
 
     def chosen_link(self) -> tuple[ResultRow, LinkOption] | None:
         row = self.chosen()
