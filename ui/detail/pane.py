@@ -11,19 +11,19 @@ plain editor for the rest; a file other than a note is not edited.
 action runs in a worker too, reports a failure in a message box with the service's sentence,
 and after a write announces ``session.changed``, which reloads the pane (and the lists and
 counts elsewhere); the keyboard then goes back to the act's button. Link…, Replace with… and
-Forget… ask in window-modal dialogs opened without a nested event loop, each deleted once it
-closes. Links and versions are lists: clicking an entry asks to open that memory,
-and its context menu (``memory_menu``) offers what can be done with it; a link's entry also
-offers Remove Link. An edit, a link made or removed and an archive or unarchive done here are
-recorded for Edit › Undo (``session.undo_history``). The
-title (and an entry of the Links list) can be dragged out as text (``memory_drag``).
+Forget… ask first (``questions``: window-modal, no nested event loop, deleted once closed).
+Links and versions are lists: clicking an entry asks to open that memory, and its context menu
+(``memory_menu``) offers what can be done with it; a link's entry also offers Remove Link. An
+edit, a link made or removed and an archive or unarchive done here are recorded for Edit ›
+Undo (``session.undo_history``). The title (and an entry of the Links list) can be dragged out
+as text (``memory_drag``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -48,17 +48,17 @@ from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
+from cairn.ui.detail import questions
 from cairn.ui.detail.actions import Loaded
 from cairn.ui.detail.memory_view import MemoryView
 from cairn.ui.detail.parts import EDGE_ROLE, ID_ROLE, text_label
-from cairn.ui.memory.forget_question import confirm_forget
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.memory.open_at import Opened, open_source, show_in_folder
-from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
+from cairn.ui.memory.pickers import LinkDialog, LinkOption, MemoryPicker
+from cairn.ui.rows.results_model import ResultRow
 from cairn.ui.writing.editors import open_editor
 
 RELOAD_DELAY_MS = 100
-AskingDialog = TypeVar("AskingDialog", bound=QDialog)
 
 
 class DetailPane(QWidget):
@@ -328,26 +328,11 @@ class DetailPane(QWidget):
         )
 
     def supersede_current(self) -> MemoryPicker | None:
-        """Replace with…: pick the newer memory in a dialog that does not block; it is made
-        the replacement once accepted. Returns the dialog."""
+        """Replace with…: asks for the newer memory (``questions``); returns the question."""
         node, pack = self._current_node(), self._pack()
         if node is None or pack is None:
             return None
-        picker = MemoryPicker(
-            self._session,
-            "Replace with a newer memory",
-            f"Find the memory that replaces “{node.title}”. This one stays as an older version.",
-            accepts=lambda other: pack.edge_for(other, node.type, ("supersedes",)) is not None,
-            exclude=frozenset({node.id}),
-            parent=self,
-        )
-
-        def accepted() -> None:
-            row = picker.chosen()
-            if row is not None:
-                self.supersede_with(str(row.node_id))
-
-        return _open_once(picker, accepted)
+        return questions.ask_replacement(self._session, pack, node, self, self.supersede_with)
 
     def supersede_with(self, new_id: str) -> None:
         node = self._current_node()
@@ -355,20 +340,16 @@ class DetailPane(QWidget):
             self._act("supersede", detail_actions.supersede, node.id, new_id, then_show=True)
 
     def link_current(self) -> LinkDialog | None:
-        """Link…: pick the other memory and how the two are related, in a dialog that does
-        not block; the link is made once it is accepted. Returns the dialog."""
+        """Link…: asks for the other memory and how the two are related (``questions``);
+        returns the question."""
         node, pack = self._current_node(), self._pack()
         if node is None or pack is None:
             return None
-        dialog = LinkDialog(self._session, pack, node.id, node.type, node.title, self)
 
-        def accepted() -> None:
-            chosen = dialog.chosen_link()
-            if chosen is not None:
-                row, option = chosen
-                self.link_to(str(row.node_id), option.edge_type, outgoing=option.outgoing)
+        def link(row: ResultRow, option: LinkOption) -> None:
+            self.link_to(str(row.node_id), option.edge_type, outgoing=option.outgoing)
 
-        return _open_once(dialog, accepted)
+        return questions.ask_link(self._session, pack, node, self, link)
 
     def link_to(self, other_id: str, edge_type: str, *, outgoing: bool = True) -> None:
         node, service = self._current_node(), self._session.service
@@ -408,26 +389,16 @@ class DetailPane(QWidget):
         self._act("archive" if archived else "unarchive", change, after=recorded)
 
     def forget_current(self, *, confirmed: bool = False) -> QMessageBox | None:
-        """Forget the memory shown, once the person confirms it in the question (which does
-        not block, and is returned), or at once when ``confirmed`` already."""
+        """Forget the memory shown, once the person confirms it in the question (which is
+        returned), or at once when ``confirmed`` already."""
         loaded = self._loaded
         if loaded is None or loaded.detail is None:
             return None
-        detail = loaded.detail
+        node = loaded.detail.node
         if confirmed:
-            self._forget(detail.node.id, detail.node.title)
+            self._forget(node.id, node.title)
             return None
-        box = confirm_forget(self, detail)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        node_id, title = detail.node.id, detail.node.title
-
-        def answered(button: Any) -> None:
-            if box.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
-                self._forget(node_id, title)
-
-        box.buttonClicked.connect(answered)
-        box.open()
-        return box
+        return questions.ask_forget(loaded.detail, self, lambda: self._forget(node.id, node.title))
 
     def _forget(self, node_id: str, title: str) -> None:
         def forgotten(result: object) -> None:
@@ -556,12 +527,3 @@ class DetailPane(QWidget):
     def _pack(self) -> Any:
         service = self._session.service
         return service.pack_rules() if service is not None else None
-
-
-def _open_once(dialog: AskingDialog, accepted: Callable[[], None]) -> AskingDialog:
-    """Open ``dialog`` window-modal without a nested event loop, run ``accepted`` if it is
-    accepted, and delete it once it closes (a used dialog does not stay behind)."""
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    dialog.accepted.connect(accepted)
-    dialog.open()
-    return dialog
