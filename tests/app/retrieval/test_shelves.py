@@ -122,3 +122,17 @@ def test_a_documents_sections_come_in_their_order(service: MemoryService, tmp_pa
     sections = service.sections(ferry.id, scopes=scopes)
     assert [p.attrs["ordinal"] for p in sections] == list(range(len(sections)))
     assert sections[-1].attrs["heading"].endswith("Sundays")
+
+
+def test_a_note_is_not_linked_to_its_own_sections_as_alike(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """A note's Document holds its sections' text whole: the dedup gate must not find each
+    section a near-copy of its own note."""
+    write(tmp_path / "one", {"Kiln.md": "# Kiln\n\nThe kiln reached cone 6 in nine hours.\n"})
+    service.ingest(IngestRequest.of([tmp_path / "one"]))
+    scopes = service.scopes()
+    [note] = service.list_memories(scopes=scopes, shelf="Note")
+    sections = {s.id for s in service.sections(note.id, scopes=scopes)}
+    edges = service.get([note.id], scopes=scopes).nodes[0].edges
+    assert {e.type for e in edges if e.other_id in sections} == {"part_of"}
