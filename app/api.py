@@ -61,6 +61,8 @@ from cairn.app.retrieval.grouping import ResultGroup, group_hits, section_place
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
+from cairn.app.text.note_markup import for_reading as reading_markdown
+from cairn.app.text.note_markup import link_target
 from cairn.app.text.shelves import DOCUMENT, NOTE, SECTION, is_note_file, shelf_of
 from cairn.app.text.snippets import BOOKKEEPING_ATTRS
 from cairn.app.text.snippets import readable as readable_snippet
@@ -136,11 +138,13 @@ __all__ = [
     "group_hits",
     "installed_ocr_languages",
     "is_note_file",
+    "link_target",
     "log_fault",
     "open_vault",
     "private_dir",
     "protect_process",
     "readable_snippet",
+    "reading_markdown",
     "section_place",
     "shelf_of",
     "source_path",

@@ -142,3 +142,20 @@ def why_not_editable(pack: Pack, node: Node) -> str:
         f"A {node.type} is not edited here: Cairn keeps versions of notes, facts, events and "
         "the like, and the pack does not let one replace another of this kind."
     )
+
+
+NAMED_SEARCH = 10  # hits looked through for a memory of the name a [[link]] gives
+
+
+def find_named(service: MemoryService, name: str) -> str | None:
+    """The memory a ``[[name]]`` in a text means: one titled so (case aside), the newest if
+    several; else None."""
+    wanted = name.casefold().strip()
+    hits = service.search(name, scopes=service.scopes(), limit=NAMED_SEARCH).results
+    for hit in hits:
+        owner = hit.part_of
+        if hit.title.casefold().strip() == wanted:
+            return hit.id
+        if owner is not None and owner.title.casefold().strip() == wanted:
+            return owner.id
+    return None

@@ -68,3 +68,16 @@ def test_plain_text_never_grows_and_keeps_its_marks(text: str) -> None:
     shown = readable(marked, unmarked=START + END)
     assert shown.count(START) <= 1 and shown.count(END) <= 1
     assert len(shown) <= len(marked)
+
+
+def test_a_notes_apps_syntax_is_not_shown() -> None:
+    logseq = (
+        "- Queries find blocks\n  id:: 6018fb3e-6bb0-4ab5-9b94-fd0f0a4f4f1a\n"
+        "  collapsed:: true\n- #+BEGIN_NOTE\n- Use ((6018fb3e-6bb0-4ab5-9b94-fd0f0a4f4f1a)) "
+        "and {{query (todo now)}} here\n- #+END_NOTE\n- ![diagram](../assets/flow.png)"
+    )
+    assert readable(logseq).split("\n") == [
+        "Queries find blocks",
+        "Use and here",
+        "[picture: diagram]",
+    ]

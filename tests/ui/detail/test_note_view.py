@@ -90,3 +90,28 @@ def test_edit_on_a_typed_note_opens_the_note_editor(qtbot: Any, open_session: Se
     assert isinstance(editor, NoteEditor)
     qtbot.addWidget(editor)
     assert editor.body.toPlainText().startswith("# Celadon") and not editor.about.isVisible()
+
+
+def test_a_link_in_the_text_opens_the_memory_it_names(qtbot: Any, open_session: Session) -> None:
+    from PySide6.QtCore import QUrl
+
+    from cairn.app.api import link_target
+
+    service = open_session.service
+    assert service is not None
+    ada = service.write("Person", "Ada Brook", "Sailing instructor.").node
+    text = "Ask [[Ada Brook]] about the course.\nid:: 6018fb3e-6bb0-4ab5-9b94-fd0f0a4f4f1a\n"
+    note = service.write("Note", "Course", text).node
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, str(note.id))
+    shown = pane.text_view.toPlainText()
+    assert "Ask Ada Brook about the course." in shown and "id::" not in shown and "[[" not in shown
+    html = pane.text_view.document().toHtml()
+    assert "cairn-link:Ada%20Brook" in html
+    with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
+        pane.text_view.anchorClicked.emit(QUrl("cairn-link:Ada%20Brook"))
+    assert opened.args == [ada.id]
+    assert link_target("cairn-link:Nowhere%20Land") == "Nowhere Land"
+    pane.text_view.anchorClicked.emit(QUrl("cairn-link:Nowhere%20Land"))
+    said = "No memory is called “Nowhere Land”"
+    qtbot.waitUntil(lambda: said in pane.notice.text(), timeout=WAIT_MS)
