@@ -23,6 +23,7 @@ from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes,
 from cairn.app.ingestion.extraction import installed_ocr_languages, source_path
 from cairn.app.ingestion.report import CancelToken, FileOutcome, IngestProgress, IngestReport
 from cairn.app.ingestion.request import IngestRequest
+from cairn.app.ingestion.shapes import clock
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import WatchBatch
 from cairn.app.memory_settings import SETTINGS
@@ -134,6 +135,7 @@ __all__ = [
     "WatchBatch",
     "WatchedFolder",
     "WriteResult",
+    "clock",
     "create_vault",
     "group_hits",
     "installed_ocr_languages",

@@ -24,6 +24,7 @@ from cairn.app.api import (
     is_note_file,
     shelf_of,
 )
+from cairn.ui.detail.parts import document_text
 
 SUPERSEDES = "supersedes"
 PART_OF = "part_of"  # a section's link to its note or document
@@ -46,14 +47,17 @@ class Loaded:
 
     @property
     def text(self) -> str:
-        """What the memory says: its body; a note file read before Cairn kept a note's text
-        whole has its sections' text, in order."""
+        """What the memory says: its body; a file whose Document keeps no text (a PDF, a
+        recording, a note read before Cairn kept a note's text whole) has its sections' text,
+        in order: a note's as it runs, another file's under each section's place."""
         if self.detail is None:
             return ""
         node = self.detail.node
-        if node.body or not is_note_file(node.type, node.attrs):
+        if node.body or node.type != DOCUMENT or not self.sections:
             return node.body
-        return "\n\n".join(section.body for section in self.sections)
+        if is_note_file(node.type, node.attrs):
+            return "\n\n".join(section.body for section in self.sections)
+        return document_text(self.sections, node.title)
 
 
 def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loaded:

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
-from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack
+from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack, clock
 from cairn.ui.base.icons import type_icon
 from cairn.ui.rows.results_model import local_date
 
@@ -83,18 +83,41 @@ def history_entries(history: History | None) -> list[Entry]:
     return entries
 
 
-def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
-    """A note's or document's sections, each by its place (a heading, a page, a time)."""
+def section_place(section: Node, document_title: str) -> str:
+    """Where a section sits in its document (a heading, a page, a time), from its title."""
     lead = document_title + " — "
+    title = section.title
+    return title[len(lead) :] if title.startswith(lead) else title
+
+
+def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
+    """A note's or document's sections, each by its place (a heading, a page, a time); a
+    place that several sections share (a long page) is told apart by its part."""
+    places = [section_place(section, document_title) for section in sections]
+    seen: dict[str, int] = {}
     entries = []
-    for section in sections:
-        title = section.title
-        place = title[len(lead) :] if title.startswith(lead) else title
+    for section, place in zip(sections, places, strict=True):
+        seen[place] = seen.get(place, 0) + 1
+        shown = place if seen[place] == 1 else f"{place}, part {seen[place]}"
         said = " ".join(section.body.split())
         entries.append(
-            Entry(place, section.id, None, textwrap.shorten(said, SECTION_SHOWN, placeholder=" …"))
+            Entry(shown, section.id, None, textwrap.shorten(said, SECTION_SHOWN, placeholder=" …"))
         )
     return entries
+
+
+def document_text(sections: Sequence[Node], document_title: str) -> str:
+    """A file's words read from it, section by section under each one's place: what the
+    detail pane shows of a PDF, a scan or a recording (their Document keeps no text)."""
+    parts: list[str] = []
+    last = None
+    for section in sections:
+        place = section_place(section, document_title)
+        if place != last:
+            parts.append(f"[{place}]")
+            last = place
+        parts.append(section.body.strip())
+    return "\n\n".join(parts)
 
 
 def meta_text(node: Node) -> str:
@@ -120,12 +143,17 @@ def review_text(awaiting: AwaitingReview | None) -> str:
     )
 
 
+SECONDS_SUFFIX = "_s"  # a number of seconds (duration_s, start_s): shown as a clock
+
+
 def attrs_html(attrs: dict[str, Any]) -> str:
     rows = []
     for name, value in attrs.items():
         if name in HIDDEN_ATTRS:
             continue
         shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        if name.endswith(SECONDS_SUFFIX) and isinstance(value, int | float):
+            name, shown = name[: -len(SECONDS_SUFFIX)], clock(float(value))
         label = name.replace("_", " ").capitalize()
         rows.append(
             f"<tr><td style='padding-right:12px'><b>{html.escape(label)}</b></td>"

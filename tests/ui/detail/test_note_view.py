@@ -72,6 +72,10 @@ def test_a_pdf_lists_its_pages_opens_them_alone_and_is_not_edited(
     pane = make_pane(qtbot, open_session)
     show(qtbot, pane, ids["invoice"])
     assert pane.sections_list.labels() == ["p. 1", "p. 2"]
+    # Its words, read from it, page by page: the Document itself keeps none.
+    shown = pane.text_view.toPlainText()
+    assert shown.index("[p. 1]") < shown.index("Kiln shelves.") < shown.index("[p. 2]")
+    assert "Total 120 euros." in shown
     assert not pane.edit_button.isEnabled()
     assert "kept as it was read" in pane.edit_button.toolTip()
     with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
@@ -115,3 +119,35 @@ def test_a_link_in_the_text_opens_the_memory_it_names(qtbot: Any, open_session: 
     pane.text_view.anchorClicked.emit(QUrl("cairn-link:Nowhere%20Land"))
     said = "No memory is called “Nowhere Land”"
     qtbot.waitUntil(lambda: said in pane.notice.text(), timeout=WAIT_MS)
+
+
+def test_places_shared_by_sections_are_told_apart_and_seconds_are_a_clock() -> None:
+    from cairn.app.api import Node
+    from cairn.ui.detail.parts import attrs_html, section_entries
+
+    def page(number: int, text: str) -> Node:
+        return Node(
+            id=f"p{number}{text[:3]}",
+            type="Passage",
+            title=f"scan — p. {number}",
+            body=text,
+            attrs={},
+            status="active",
+            scope="personal",
+            source=None,
+            locator=None,
+            valid_from=None,
+            valid_to=None,
+            recorded_at="2026-01-01T00:00:00+00:00",
+            updated_at="2026-01-01T00:00:00+00:00",
+            importance=0.5,
+            stability=1.0,
+            last_access=None,
+            access_count=0,
+            retention_label=None,
+        )
+
+    entries = section_entries([page(1, "a"), page(2, "bbb"), page(2, "ccc")], "scan")
+    assert [e.label for e in entries] == ["p. 1", "p. 2", "p. 2, part 2"]
+    shown = attrs_html({"duration_s": 671.0, "pages": 4})
+    assert "Duration" in shown and "11:11" in shown and "Duration s" not in shown
