@@ -81,3 +81,15 @@ def test_a_notes_apps_syntax_is_not_shown() -> None:
         "Use and here",
         "[picture: diagram]",
     ]
+
+
+def test_a_section_without_a_heading_is_named_by_its_first_words() -> None:
+    from cairn.app.ingestion.shapes import opening_words
+
+    assert opening_words("- The **kiln** reached cone 6 in nine hours.") == (
+        "The kiln reached cone 6 in …"
+    )
+    assert opening_words("Short one.") == "Short one."
+    assert opening_words("https://example.org/" + "x" * 200).endswith(" …")
+    assert len(opening_words("https://example.org/" + "x" * 200)) <= 62
+    assert opening_words("   ") == "a section"
