@@ -16,7 +16,17 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
-from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack, clock
+from cairn.app.api import (
+    BOOKKEEPING_ATTRS,
+    AwaitingReview,
+    EdgeSummary,
+    History,
+    Node,
+    Pack,
+    clock,
+    is_note_file,
+    shelf_of,
+)
 from cairn.ui.base.icons import type_icon
 from cairn.ui.rows.results_model import local_date
 
@@ -36,6 +46,7 @@ class Entry:
 
 
 SECTION_EDGE = "part_of"
+VERSION_EDGE = "supersedes"
 SECTION_SHOWN = 160  # characters of a section's text in its tooltip
 
 
@@ -46,6 +57,8 @@ def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
     for edge in edges:
         if edge.type == SECTION_EDGE and edge.direction == "in" and edge.other_type == "Passage":
             continue
+        if edge.type == VERSION_EDGE:
+            continue  # the Versions list says it, with what each version changed
         spec = pack.edge_types.get(edge.type) if pack is not None else None
         if spec is not None and not spec.directed:
             arrow = "—"  # stored one way round, meant both ways: no arrow to mislead
@@ -121,9 +134,12 @@ def document_text(sections: Sequence[Node], document_title: str) -> str:
 
 
 def meta_text(node: Node) -> str:
-    """Type, status when it is not the ordinary one, when it was kept, its scope, and the time
-    it held true when that is known."""
-    parts = [node.type, f"kept {local_date(node.recorded_at)}", f"in {node.scope}"]
+    """What it is (its shelf: a note read from a file is a note, said so), status when it is
+    not the ordinary one, when it was kept, its scope, and the time it held true when known."""
+    kind = shelf_of(node.type, node.attrs)
+    if is_note_file(node.type, node.attrs):
+        kind += " from a file"
+    parts = [kind, f"kept {local_date(node.recorded_at)}", f"in {node.scope}"]
     if node.status != "active":
         parts.insert(1, node.status)
     if node.valid_from or node.valid_to:
@@ -179,6 +195,10 @@ class EntryList(QListWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A long entry (a version's changes) is cut at the edge, all of it in its tooltip: the
+        # pane scrolls down, never sideways.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setSelectionMode(QListWidget.SelectionMode.NoSelection)
         self.itemClicked.connect(self._opened)
         self.itemActivated.connect(self._opened)
