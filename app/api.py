@@ -29,6 +29,7 @@ from cairn.app.ingestion.watching import WatchBatch
 from cairn.app.memory_settings import SETTINGS
 from cairn.app.models import (
     FILTER_KINDS,
+    SHELVED_STATUSES,
     VISIBLE_STATUSES,
     AwaitingReview,
     DocumentRef,
@@ -86,6 +87,7 @@ __all__ = [
     "PLAINTEXT_WARNING",
     "SECTION",
     "SETTINGS",
+    "SHELVED_STATUSES",
     "VISIBLE_STATUSES",
     "WINDOW_HOST",
     "AttrSpec",
