@@ -294,6 +294,7 @@ class SearchHit:
     awaiting_review: bool = False  # kept, but may repeat another memory (an open review item)
     shelf: str = ""  # what the person sees it as (``app/text/shelves.py``): "Note" for a note file
     part_of: DocumentRef | None = None  # a section's note or document
+    position: int | None = None  # a section's place among its document's sections, from 0
 
     def as_dict(self) -> JsonObject:
         # Copied field by field: ``asdict`` deep-copies every span and dict through its

@@ -153,7 +153,12 @@ def row_from_group(group: ResultGroup) -> ResultRow:
     best = group.best
     text, spans = group.snippet
     snippet, spans = without_title(text, spans, group.title)
-    sections = tuple(_section_row(hit, group.title) for hit in group.sections)
+    # Under the row, in the order they stand in the note (the row itself shows the best).
+    in_order = sorted(
+        group.sections,
+        key=lambda hit: (hit.position is None, hit.position or 0),
+    )
+    sections = tuple(_section_row(hit, group.title) for hit in in_order)
     return ResultRow(
         key=group.id,
         node_id=group.id,
