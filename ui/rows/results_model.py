@@ -265,11 +265,14 @@ def row_meta(row: ResultRow) -> str:
     date, after the awaiting-review mark."""
     count = len(row.sections)
     matched = f"{count} matching section{'s' if count != 1 else ''}" if count else ""
+    source = row.source_name
+    if PurePath(source).stem == row.title or source.casefold() == row.shown_type.casefold():
+        source = ""  # the title or the type again ("Inbox · inbox") says nothing more
     parts = (
         AWAITING_REVIEW if row.awaiting_review else "",
         matched,
         row.shown_type,
-        row.source_name if PurePath(row.source_name).stem != row.title else "",
+        source,
         row.date,
     )
     return " · ".join(part for part in parts if part)
