@@ -23,11 +23,13 @@ from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes,
 from cairn.app.ingestion.extraction import installed_ocr_languages, source_path
 from cairn.app.ingestion.report import CancelToken, FileOutcome, IngestProgress, IngestReport
 from cairn.app.ingestion.request import IngestRequest
+from cairn.app.ingestion.shapes import clock
 from cairn.app.ingestion.watch_list import WatchedFolder
 from cairn.app.ingestion.watching import WatchBatch
 from cairn.app.memory_settings import SETTINGS
 from cairn.app.models import (
     FILTER_KINDS,
+    SHELVED_STATUSES,
     VISIBLE_STATUSES,
     AwaitingReview,
     DocumentRef,
@@ -61,6 +63,8 @@ from cairn.app.retrieval.grouping import ResultGroup, group_hits, section_place
 from cairn.app.server.control import MAX_PORT, MIN_PORT, WINDOW_HOST, ServerControl, ServerState
 from cairn.app.server.http_server import DEFAULT_PORT
 from cairn.app.service import MemoryService
+from cairn.app.text.note_markup import for_reading as reading_markdown
+from cairn.app.text.note_markup import link_target
 from cairn.app.text.shelves import DOCUMENT, NOTE, SECTION, is_note_file, shelf_of
 from cairn.app.text.snippets import BOOKKEEPING_ATTRS
 from cairn.app.text.snippets import readable as readable_snippet
@@ -83,6 +87,7 @@ __all__ = [
     "PLAINTEXT_WARNING",
     "SECTION",
     "SETTINGS",
+    "SHELVED_STATUSES",
     "VISIBLE_STATUSES",
     "WINDOW_HOST",
     "AttrSpec",
@@ -133,15 +138,18 @@ __all__ = [
     "WatchedFolder",
     "WriteResult",
     "WrongPassphrase",
+    "clock",
     "create_vault",
     "group_hits",
     "installed_ocr_languages",
     "is_note_file",
+    "link_target",
     "log_fault",
     "open_vault",
     "private_dir",
     "protect_process",
     "readable_snippet",
+    "reading_markdown",
     "section_place",
     "shelf_of",
     "source_path",

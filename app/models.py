@@ -33,6 +33,7 @@ FILTER_KINDS: tuple[FilterKind, ...] = get_args(FilterKind)
 # What a default read shows; archived and superseded memories are asked for explicitly.
 # 'pending' is only found in vaults older than schema 10, and their upgrade makes it active.
 VISIBLE_STATUSES: tuple[NodeStatus, ...] = ("active", "stub")
+SHELVED_STATUSES: tuple[NodeStatus, ...] = ("active",)  # what a shelf lists and counts
 ALL_STATUSES: tuple[NodeStatus, ...] = ("active", "pending", "superseded", "archived", "stub")
 
 
@@ -293,6 +294,7 @@ class SearchHit:
     awaiting_review: bool = False  # kept, but may repeat another memory (an open review item)
     shelf: str = ""  # what the person sees it as (``app/text/shelves.py``): "Note" for a note file
     part_of: DocumentRef | None = None  # a section's note or document
+    position: int | None = None  # a section's place among its document's sections, from 0
 
     def as_dict(self) -> JsonObject:
         # Copied field by field: ``asdict`` deep-copies every span and dict through its
@@ -546,8 +548,9 @@ class VaultStats:
     vector_search: bool
     embedding_spaces: list[SpaceCount]
     receipts: int
-    # What a person sees: memories active or stubs, by shelf (``app/text/shelves.py``), the
-    # sections of documents left out; what the library and the status bar count.
+    # What a person sees: the active memories by shelf (``app/text/shelves.py``); the sections
+    # of documents and stubs (names linked, not yet described: the review panel asks about
+    # them) left out; what the library and the status bar count.
     shelves: dict[str, int]
 
     @property

@@ -27,9 +27,10 @@ other files, to the file itself (``NoteLinks.attachments``), never to a stub. A
 ``[[Note#Heading]]`` link names the note and, in ``NoteLinks.anchors``, the heading.
 
 A note's title (``title_of``) is the name its tool shows: the front matter ``title`` (Logseq's
-``title::``, an Org page's ``#+TITLE:``), else its page name (Logseq) or its file name
-(Obsidian, Foam, Markdown). Never a heading inside it: "## Embed files" in
-"Accepted file formats.md" is a section of the note "Accepted file formats".
+``title::``, an Org page's ``#+TITLE:``), else, in Foam, the heading the note opens with
+(Foam titles a note so: "daily-notes.md" opening with "# Daily Notes" is "Daily Notes"),
+else its page name (Logseq) or its file name (Obsidian, Foam, Markdown). Never a heading
+inside it: "## Embed files" in "Accepted file formats.md" is a section of that note.
 """
 
 from __future__ import annotations
@@ -235,8 +236,12 @@ class Naming:
         return unicodedata.normalize("NFC", title)
 
     def title_of(self, path: Path, doc: ExtractedDocument | None) -> str:
-        """The title the tool shows: a declared title, else the name; never a heading."""
-        return unicodedata.normalize("NFC", _declared_title(path, doc) or self.name(path, doc))
+        """The title the tool shows: a declared title, else (Foam) the heading the note opens
+        with, else the name; never a heading inside it."""
+        declared = _declared_title(path, doc)
+        if not declared and self.kind == FOAM and doc is not None:
+            declared = doc.title  # front matter's, else the opening "# heading", else the name
+        return unicodedata.normalize("NFC", declared or self.name(path, doc))
 
     def aliases(self, path: Path, doc: ExtractedDocument | None) -> tuple[str, ...]:
         if doc is None:

@@ -72,9 +72,13 @@ def title_from_filename(name: str) -> str:
 
 
 def extract(data: bytes, name: str) -> ExtractedDocument:
-    """A text or Markdown file as an extracted document."""
-    text = decode(data, name).replace("\r\n", "\n").replace("\r", "\n")
+    """A text or Markdown file as an extracted document. An empty Markdown file is a note with
+    only its name (notes apps make one for a link clicked before anything was written in it);
+    an empty text file is refused as empty."""
     markdown = PurePath(name).suffix.lower() in MARKDOWN_SUFFIXES
+    if markdown and not data.strip():
+        return ExtractedDocument(title_from_filename(name), "text/markdown", segments=())
+    text = decode(data, name).replace("\r\n", "\n").replace("\r", "\n")
     warnings: list[str] = []
     metadata: dict[str, Any] = {}
     body_start = 0

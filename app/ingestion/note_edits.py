@@ -87,7 +87,7 @@ class NoteFileEdits:
             )
             old_sections = frozenset(contents_of(conn, old.id, nested=False))
             for passage, vector in zip(passages, vectors, strict=True):
-                self._store_section(conn, row, title, passage, vector, old_sections)
+                self._store_section(conn, row, title, passage, vector, old_sections | {old.id})
             _follow(conn, old, row["id"])
 
         self._writer.add_version(
@@ -105,6 +105,8 @@ class NoteFileEdits:
         vector: Any,
         old_sections: frozenset[str],
     ) -> None:
+        """One section of the new text; ``old_sections`` (with the old version) are not
+        compared with it."""
         result = self._writer.store_passage(
             NewMemory(
                 "Passage",
@@ -116,7 +118,8 @@ class NoteFileEdits:
                 locator=passage.locator.as_dict() or None,
             ),
             vector=vector,
-            keep_whole=old_sections,  # the old text's sections: alike on purpose
+            # The old text's sections and the note itself, in both versions: alike on purpose.
+            keep_whole=old_sections | {document["id"]},
         )
         assert result.node is not None
         self._writer.store.add_edge(conn, result.node.id, document["id"], SECTIONS, None)

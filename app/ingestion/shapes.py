@@ -12,6 +12,7 @@ from typing import Any
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.packs import Pack
 from cairn.app.text import shelves
+from cairn.app.text.snippets import readable
 from cairn.app.writing.writer import MAX_BODY
 from cairn.ingest.chunking import Passage
 from cairn.ingest.document import ExtractedDocument
@@ -50,7 +51,23 @@ def passage_title(document_title: str, passage: Passage) -> str:
         place = f"p. {where.page}" + (f" · {place}" if place else "")
     elif where.start_s is not None:
         place = clock(where.start_s) + (f" · {place}" if place else "")
-    return f"{document_title[:TITLE_CHARS]} — {place or f'part {passage.ordinal + 1}'}"
+    return f"{document_title[:TITLE_CHARS]} — {place or opening_words(passage.text)}"
+
+
+OPENING_WORDS = 6  # a section with no heading, page or time is named by its first words
+OPENING_CHARS = 60  # and no more of them than a line of a list shows (a URL is one word)
+
+
+def opening_words(text: str) -> str:
+    """The first few words of a section that has no heading to name it (an outline's block,
+    a paragraph of a text file), as a person would point at it: "The kiln reached cone …"."""
+    words = readable(text).split()
+    if not words:
+        return "a section"
+    shown = " ".join(words[:OPENING_WORDS])
+    if len(shown) > OPENING_CHARS:
+        return shown[:OPENING_CHARS].rstrip() + " …"
+    return shown + (" …" if len(words) > OPENING_WORDS else "")
 
 
 def clock(seconds: float) -> str:

@@ -242,7 +242,9 @@ class DocumentStore:
                 locator=locator or None,
             ),
             vector=vector,
-            keep_whole=started.keep_whole,
+            # Its own document holds its text (a note's Document keeps it whole): alike on
+            # purpose, never a duplicate to link.
+            keep_whole=started.keep_whole | {document_id, started.document_id},
         )
         assert result.node is not None
         store = self._writer.store

@@ -25,6 +25,7 @@ class Face:
     shelf: str
     part_of: DocumentRef | None
     hidden: tuple[str, ...]  # the searchable-text lines its snippet leaves out
+    position: int | None  # a section's place in its document
 
 
 def faces(
@@ -50,8 +51,14 @@ def faces(
             shelves.shelf_of(head["type"], node_attrs),
             part_of,
             snippets.hidden_lines(node_attrs),
+            _position(node_attrs) if part_of is not None else None,
         )
     return found
+
+
+def _position(attrs: Mapping[str, Any]) -> int | None:
+    ordinal = attrs.get("ordinal")
+    return int(ordinal) if isinstance(ordinal, int | float) else None
 
 
 def snippet(

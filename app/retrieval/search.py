@@ -230,6 +230,7 @@ def search(
                 awaiting_review=row["id"] in waiting,
                 shelf=face.shelf,
                 part_of=face.part_of,
+                position=face.position,
             )
         )
     return SearchResponse(

@@ -5,7 +5,8 @@ body and string attributes as ``key: value`` lines. A file's Document has ``path
 ``media_type`` and ``sha256`` among them, which stay searchable (a file is found by its name)
 but are not what it says: a snippet drops every line, or cut line, that only repeats one of
 them. Markdown is shown as the text a reader sees: ``**Settings → Sync**`` is "Settings →
-Sync", a heading loses its hashes, a link its brackets, a code fence its fence lines.
+Sync", a heading loses its hashes, a link its brackets, a code fence its fence lines, and a
+notes app's own syntax goes (``note_markup``: Logseq's properties and block references).
 
 The functions work on a snippet still holding the index's highlight markers (any characters
 that are not markup), so the words that matched stay marked wherever the markup goes.
@@ -17,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from cairn.app.text import note_markup
 from cairn.app.text.surface import reading_text
 
 # What Cairn keeps to know a file again, not what the file says; ``heading`` is a section's
@@ -66,7 +68,7 @@ def readable(snippet: str, hidden: tuple[str, ...] = (), *, unmarked: str = "") 
             continue
         if not bare.strip() or _is_hidden(bare, hidden) or _TABLE_RULE.match(bare):
             continue
-        if _LINK_DEFINITION.match(bare):
+        if _LINK_DEFINITION.match(bare) or note_markup.is_markup_line(bare):
             continue
         kept.append(line if in_code else plain_line(line))
     return "\n".join(line for line in kept if line.strip())
@@ -74,6 +76,7 @@ def readable(snippet: str, hidden: tuple[str, ...] = (), *, unmarked: str = "") 
 
 def plain_line(line: str) -> str:
     """One line of Markdown as a reader sees it."""
+    line = note_markup.inline_markup_out(line)
     line = _LEADING.sub(lambda m: m.group("keep"), line, count=1)
     line = reading_text(line)  # [[links]] and embeds as the words shown
     line = _IMAGE_OR_LINK.sub(r"\1", line)

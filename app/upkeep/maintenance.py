@@ -10,7 +10,7 @@ from typing import Any
 from cairn.app import memory_settings
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
-from cairn.app.models import VISIBLE_STATUSES, PackName, SpaceCount, VaultStats, VerifyReport
+from cairn.app.models import SHELVED_STATUSES, PackName, SpaceCount, VaultStats, VerifyReport
 from cairn.app.packs import Pack
 from cairn.app.text import shelves
 from cairn.app.upkeep import backups, receipts
@@ -64,7 +64,7 @@ class Upkeep:
                 ],
                 receipts=records.receipt_count(conn),
                 shelves=shelves.fold(
-                    shelf_rows.counts_by_type_and_media(conn, chosen, VISIBLE_STATUSES)
+                    shelf_rows.counts_by_type_and_media(conn, chosen, SHELVED_STATUSES)
                 ),
             )
 

@@ -141,7 +141,8 @@ def test_obsidian_link_plan_has_distinct_edges_and_stub_names(tmp_path: Path) ->
     assert ("a/Meeting.md", "Index.md") in edges
     assert {dst for src, dst in edges if src == "b/Note.md"} == {"b/Meeting.md", "a/Meeting.md"}
     assert plan.unresolved == ("Missing note",)  # one stub for both spellings; [[Index]] is self
-    assert Path("Empty.md") not in {links.source for links in plan.notes}  # no document
+    # An empty note is a note (notes apps make one for a link clicked before it was written).
+    assert Path("Empty.md") in {links.source for links in plan.notes}
 
 
 # -- a generated Logseq graph ---------------------------------------------------------------
@@ -344,3 +345,18 @@ def test_attachments_resolve_to_the_folders_files_and_titles_are_file_names(
     assert formats.anchors == ((Path("Settings.md"), "Look"),)
     naming = notes_folder.Naming.of(root, folder.kind)
     assert naming.title_of(Path("Settings.md"), docs[Path("Settings.md")]) == "Settings"
+
+
+def test_foam_titles_a_note_by_the_heading_it_opens_with(tmp_path: Path) -> None:
+    """Foam shows a note by its front matter title, else its opening "# heading", else its
+    file name; links still find it by its file name."""
+    from cairn.ingest import notes_folder, textfile
+
+    (tmp_path / ".foam").mkdir()
+    naming = notes_folder.Naming.of(tmp_path, notes_folder.detect(tmp_path) or "")
+    assert naming.kind == notes_folder.FOAM
+    opening = textfile.extract(b"# Daily Notes\n\nOne a day.\n", "daily-notes.md")
+    assert naming.title_of(Path("daily-notes.md"), opening) == "Daily Notes"
+    plain = textfile.extract(b"No heading here.\n", "loose-thought.md")
+    assert naming.title_of(Path("loose-thought.md"), plain) == "loose-thought"
+    assert naming.name(Path("daily-notes.md"), opening) == "daily-notes"

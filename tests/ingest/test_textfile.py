@@ -283,3 +283,16 @@ def test_a_line_of_brackets_is_read_in_one_pass() -> None:
     assert time.monotonic() - started < 30
     linked = extract(b"See [the plan [v2]](plans/plan.pdf) and ![map](img/map.png).\n", "n.md")
     assert linked.attachments == ("plans/plan.pdf", "img/map.png")
+
+
+def test_an_empty_markdown_note_is_a_note_with_its_name() -> None:
+    """Notes apps make an empty note for a link clicked before anything was written in it:
+    it is kept with its name, so links to it find it."""
+    from cairn.ingest import textfile
+
+    document = textfile.extract(b"", "Spring floods.md")
+    assert (document.title, document.media_type, document.segments) == (
+        "Spring floods",
+        "text/markdown",
+        (),
+    )

@@ -24,6 +24,7 @@ from cairn.app.api import (
     is_note_file,
     shelf_of,
 )
+from cairn.ui.detail.parts import document_text
 
 SUPERSEDES = "supersedes"
 PART_OF = "part_of"  # a section's link to its note or document
@@ -46,14 +47,17 @@ class Loaded:
 
     @property
     def text(self) -> str:
-        """What the memory says: its body; a note file read before Cairn kept a note's text
-        whole has its sections' text, in order."""
+        """What the memory says: its body; a file whose Document keeps no text (a PDF, a
+        recording, a note read before Cairn kept a note's text whole) has its sections' text,
+        in order: a note's as it runs, another file's under each section's place."""
         if self.detail is None:
             return ""
         node = self.detail.node
-        if node.body or not is_note_file(node.type, node.attrs):
+        if node.body or node.type != DOCUMENT or not self.sections:
             return node.body
-        return "\n\n".join(section.body for section in self.sections)
+        if is_note_file(node.type, node.attrs):
+            return "\n\n".join(section.body for section in self.sections)
+        return document_text(self.sections, node.title)
 
 
 def load_detail(service: MemoryService, node_id: str, use: bool = True) -> Loaded:
@@ -142,3 +146,20 @@ def why_not_editable(pack: Pack, node: Node) -> str:
         f"A {node.type} is not edited here: Cairn keeps versions of notes, facts, events and "
         "the like, and the pack does not let one replace another of this kind."
     )
+
+
+NAMED_SEARCH = 10  # hits looked through for a memory of the name a [[link]] gives
+
+
+def find_named(service: MemoryService, name: str) -> str | None:
+    """The memory a ``[[name]]`` in a text means: one titled so (case aside), the newest if
+    several; else None."""
+    wanted = name.casefold().strip()
+    hits = service.search(name, scopes=service.scopes(), limit=NAMED_SEARCH).results
+    for hit in hits:
+        owner = hit.part_of
+        if hit.title.casefold().strip() == wanted:
+            return hit.id
+        if owner is not None and owner.title.casefold().strip() == wanted:
+            return owner.id
+    return None

@@ -38,6 +38,7 @@ MANY_SECTIONS = 1000  # the sections listed at most (``MemoryService.sections``'
 
 class MemoryView(QWidget):
     open_requested = Signal(str)  # a link, version or a document's section was clicked
+    name_requested = Signal(str)  # a [[link]] in the text was clicked: the name it gives
 
     def __init__(self, scroll_to: Callable[[int], None], parent: QWidget | None = None) -> None:
         """``scroll_to(y)``: scroll the pane so that ``y`` of this view is in sight, or to the
@@ -59,6 +60,7 @@ class MemoryView(QWidget):
         self.review_label.setTextFormat(Qt.TextFormat.PlainText)
         self.marks_label = text_label()  # the search's words marked in the text, in words
         self.text_view = NoteText()
+        self.text_view.link_opened.connect(self.name_requested)
         self.attrs_label = text_label(selectable=True)
         self.attrs_label.setTextFormat(Qt.TextFormat.RichText)
         self.attrs_label.setAccessibleName("Attributes")

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
+    QDesktopServices,
     QFont,
     QPalette,
     QResizeEvent,
@@ -24,7 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QTextEdit, QWidget
 
-from cairn.app.api import readable_snippet
+from cairn.app.api import link_target, readable_snippet, reading_markdown
 
 MARK_LIGHT = QColor("#ffe98a")  # a highlighter's yellow on a light page
 MARK_DARK = QColor("#7a6400")  # the same, dimmed for a dark one
@@ -88,10 +89,13 @@ def query_words(query: str) -> list[str]:
 
 
 class NoteText(QTextBrowser):
+    link_opened = Signal(str)  # a [[link]] clicked: the name of the memory it names
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
-        self.setOpenLinks(False)  # a [[link]] is shown as words; the Links list opens them
+        self.setOpenLinks(False)  # a [[link]] opens its memory here; a web link, the browser
+        self.anchorClicked.connect(self._clicked)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -109,7 +113,7 @@ class NoteText(QTextBrowser):
         """Show ``text`` (rendered when it is Markdown) with ``query``'s words marked."""
         self._section = None
         if markdown:
-            self.setMarkdown(text)
+            self.setMarkdown(reading_markdown(text))
         else:
             self.setPlainText(text)
         self.mark_words(query)
@@ -163,6 +167,13 @@ class NoteText(QTextBrowser):
         self._section = selection
         self._apply()
         return int(self.cursorRect(cursor).top())
+
+    def _clicked(self, url: QUrl) -> None:
+        name = link_target(url.toString())
+        if name is not None:
+            self.link_opened.emit(name)
+        elif url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)  # the person's browser or mail program, not Cairn
 
     # -- sizing -------------------------------------------------------------------------------
 

@@ -80,6 +80,7 @@ class DetailPane(QWidget):
         self.notice = NoticeLabel()
         self.view = MemoryView(self._scroll_to)
         self.view.open_requested.connect(self.open_requested)
+        self.view.name_requested.connect(self.open_named)
         self.view.open_button.clicked.connect(self.open_source_file)
         self.view.folder_button.clicked.connect(self.show_source_folder)
         # The parts tests and the window reach, by the names they always had.
@@ -252,6 +253,29 @@ class DetailPane(QWidget):
         else:
             self._scroll.verticalScrollBar().setValue(0)
         self.loaded.emit(node.id)
+
+    def open_named(self, name: str) -> None:
+        """A ``[[link]]`` in the text: open the memory it names, or say there is none."""
+        service = self._session.service
+        if service is None:
+            return
+
+        def found(node_id: object) -> None:
+            if isinstance(node_id, str):
+                self.open_requested.emit(node_id)
+            else:
+                self.notice.show_info(
+                    f"No memory is called “{name}” yet. Write one (File › New) to fill the link."
+                )
+
+        call_in_worker(
+            self,
+            detail_actions.find_named,
+            service,
+            name,
+            on_done=found,
+            on_failed=self.notice.show_error,
+        )
 
     def mark_query(self, query: str) -> None:
         """Mark ``query``'s words in the text shown (and in what is shown next)."""

@@ -16,7 +16,17 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 
-from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack
+from cairn.app.api import (
+    BOOKKEEPING_ATTRS,
+    AwaitingReview,
+    EdgeSummary,
+    History,
+    Node,
+    Pack,
+    clock,
+    is_note_file,
+    shelf_of,
+)
 from cairn.ui.base.icons import type_icon
 from cairn.ui.rows.results_model import local_date
 
@@ -38,6 +48,7 @@ class Entry:
 
 
 SECTION_EDGE = "part_of"
+VERSION_EDGE = "supersedes"
 SECTION_SHOWN = 160  # characters of a section's text in its tooltip
 
 
@@ -48,6 +59,8 @@ def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
     for edge in edges:
         if edge.type == SECTION_EDGE and edge.direction == "in" and edge.other_type == "Passage":
             continue
+        if edge.type == VERSION_EDGE:
+            continue  # the Versions list says it, with what each version changed
         spec = pack.edge_types.get(edge.type) if pack is not None else None
         if spec is not None and not spec.directed:
             arrow = "—"  # stored one way round, meant both ways: no arrow to mislead
@@ -86,24 +99,50 @@ def history_entries(history: History | None) -> list[Entry]:
     return entries
 
 
-def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
-    """A note's or document's sections, each by its place (a heading, a page, a time)."""
+def section_place(section: Node, document_title: str) -> str:
+    """Where a section sits in its document (a heading, a page, a time), from its title."""
     lead = document_title + " — "
+    title = section.title
+    return title[len(lead) :] if title.startswith(lead) else title
+
+
+def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
+    """A note's or document's sections, each by its place (a heading, a page, a time); a
+    place that several sections share (a long page) is told apart by its part."""
+    places = [section_place(section, document_title) for section in sections]
+    seen: dict[str, int] = {}
     entries = []
-    for section in sections:
-        title = section.title
-        place = title[len(lead) :] if title.startswith(lead) else title
+    for section, place in zip(sections, places, strict=True):
+        seen[place] = seen.get(place, 0) + 1
+        shown = place if seen[place] == 1 else f"{place}, part {seen[place]}"
         said = " ".join(section.body.split())
         entries.append(
-            Entry(place, section.id, None, textwrap.shorten(said, SECTION_SHOWN, placeholder=" …"))
+            Entry(shown, section.id, None, textwrap.shorten(said, SECTION_SHOWN, placeholder=" …"))
         )
     return entries
 
 
+def document_text(sections: Sequence[Node], document_title: str) -> str:
+    """A file's words read from it, section by section under each one's place: what the
+    detail pane shows of a PDF, a scan or a recording (their Document keeps no text)."""
+    parts: list[str] = []
+    last = None
+    for section in sections:
+        place = section_place(section, document_title)
+        if place != last:
+            parts.append(f"[{place}]")
+            last = place
+        parts.append(section.body.strip())
+    return "\n\n".join(parts)
+
+
 def meta_text(node: Node) -> str:
-    """Type, status when it is not the ordinary one, when it was kept, its scope, and the time
-    it held true when that is known."""
-    parts = [node.type, f"kept {local_date(node.recorded_at)}", f"in {node.scope}"]
+    """What it is (its shelf: a note read from a file is a note, said so), status when it is
+    not the ordinary one, when it was kept, its scope, and the time it held true when known."""
+    kind = shelf_of(node.type, node.attrs)
+    if is_note_file(node.type, node.attrs):
+        kind += " from a file"
+    parts = [kind, f"kept {local_date(node.recorded_at)}", f"in {node.scope}"]
     if node.status != "active":
         parts.insert(1, node.status)
     if node.valid_from or node.valid_to:
@@ -123,12 +162,17 @@ def review_text(awaiting: AwaitingReview | None) -> str:
     )
 
 
+SECONDS_SUFFIX = "_s"  # a number of seconds (duration_s, start_s): shown as a clock
+
+
 def attrs_html(attrs: dict[str, Any]) -> str:
     rows = []
     for name, value in attrs.items():
         if name in HIDDEN_ATTRS:
             continue
         shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        if name.endswith(SECONDS_SUFFIX) and isinstance(value, int | float):
+            name, shown = name[: -len(SECONDS_SUFFIX)], clock(float(value))
         label = name.replace("_", " ").capitalize()
         rows.append(
             f"<tr><td style='padding-right:12px'><b>{html.escape(label)}</b></td>"
@@ -154,6 +198,10 @@ class EntryList(QListWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # A long entry (a version's changes) is cut at the edge, all of it in its tooltip: the
+        # pane scrolls down, never sideways.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setSelectionMode(QListWidget.SelectionMode.NoSelection)
         self.itemClicked.connect(self._opened)
         self.itemActivated.connect(self._opened)

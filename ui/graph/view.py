@@ -37,7 +37,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import EGO_DEPTH, LAYERS, OVERVIEW_NODE_CAP, MemoryService, TooManyNodes
+from cairn.app.api import (
+    EGO_DEPTH,
+    LAYERS,
+    OVERVIEW_NODE_CAP,
+    SECTION,
+    MemoryService,
+    TooManyNodes,
+)
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
@@ -335,7 +342,13 @@ class GraphView(QWidget):
 
     def _summary(self, picture: Picture) -> str:
         view = picture.view
-        words = f"{len(view.ids):,} memories, {len(view.edges):,} links."
+        # Said as the status bar counts: the sections of documents apart from the memories.
+        sections = sum(1 for kind in view.types if kind == SECTION)
+        memories = len(view.ids) - sections
+        words = f"{memories:,} memories"
+        if sections:
+            words += f" and {sections:,} sections of documents"
+        words += f", {len(view.edges):,} links."
         if view.truncated:
             words += " Only the nearest 500 are shown; open one further out to go on."
         return f"{words} {HOW_TO}"

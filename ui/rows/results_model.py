@@ -153,7 +153,12 @@ def row_from_group(group: ResultGroup) -> ResultRow:
     best = group.best
     text, spans = group.snippet
     snippet, spans = without_title(text, spans, group.title)
-    sections = tuple(_section_row(hit, group.title) for hit in group.sections)
+    # Under the row, in the order they stand in the note (the row itself shows the best).
+    in_order = sorted(
+        group.sections,
+        key=lambda hit: (hit.position is None, hit.position or 0),
+    )
+    sections = tuple(_section_row(hit, group.title) for hit in in_order)
     return ResultRow(
         key=group.id,
         node_id=group.id,
@@ -260,11 +265,14 @@ def row_meta(row: ResultRow) -> str:
     date, after the awaiting-review mark."""
     count = len(row.sections)
     matched = f"{count} matching section{'s' if count != 1 else ''}" if count else ""
+    source = row.source_name
+    if PurePath(source).stem == row.title or source.casefold() == row.shown_type.casefold():
+        source = ""  # the title or the type again ("Inbox · inbox") says nothing more
     parts = (
         AWAITING_REVIEW if row.awaiting_review else "",
         matched,
         row.shown_type,
-        row.source_name if PurePath(row.source_name).stem != row.title else "",
+        source,
         row.date,
     )
     return " · ".join(part for part in parts if part)

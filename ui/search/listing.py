@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cairn.app.api import FILTER_KINDS, MemoryService, SearchFilter, SearchHit
+from cairn.app.api import FILTER_KINDS, SHELVED_STATUSES, MemoryService, SearchFilter, SearchHit
 from cairn.ui.rows.results_model import (
     ResultRow,
     row_from_inbox,
@@ -119,10 +119,14 @@ def _browse(service: MemoryService, scopes: list[str], kind: str, shelf: str | N
     waiting = {item.node.id for item in pending if item.node is not None}
     if kind == "type":
         plural = type_plural(str(shelf)).lower()
-        nodes = service.list_memories(scopes=scopes, shelf=str(shelf), limit=RESULT_LIMIT)
+        nodes = service.list_memories(
+            scopes=scopes, shelf=str(shelf), statuses=SHELVED_STATUSES, limit=RESULT_LIMIT
+        )
         rows = [row_from_node(node, node.id in waiting) for node in nodes]
         return Listing("", rows, f"Your newest {plural}", f"No {plural} yet.")
-    newest = service.list_memories(scopes=scopes, limit=RESULT_LIMIT)
+    # Stubs (names linked before anyone described them) are not memories a person wrote: the
+    # review panel asks about them, search finds them; the newest memories are the person's.
+    newest = service.list_memories(scopes=scopes, statuses=SHELVED_STATUSES, limit=RESULT_LIMIT)
     rows = [row_from_node(node, node.id in waiting) for node in newest]
     return Listing("", rows, "Your newest memories", NOTHING_YET)
 

@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QMimeData, QModelIndex, QObject, QPoint, Qt, 
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -34,7 +35,13 @@ from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.rows.result_delegate import ResultDelegate
-from cairn.ui.rows.results_model import NODE_ID_ROLE, ROW_ROLE, ResultRow, ResultsModel
+from cairn.ui.rows.results_model import (
+    NODE_ID_ROLE,
+    ROW_ROLE,
+    ResultRow,
+    ResultsModel,
+    type_plural,
+)
 from cairn.ui.search.listing import NOTHING_YET, Listing, fetch_listing, normalized_filter
 
 __all__ = ["NOTHING_YET", "SearchPanel", "SearchView"]
@@ -57,6 +64,7 @@ class SearchPanel(QWidget):
     open_requested = Signal(str)  # a node id
     inbox_item_activated = Signal(str)  # an inbox capture that is not a memory yet
     results_shown = Signal(str)  # the query whose results are now on screen
+    search_all_requested = Signal()  # the person wants every shelf searched, not just one
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,6 +121,20 @@ class SearchPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search_field)
+        # A search narrowed to one shelf says so, with the way back to every shelf.
+        self.narrowed_label = QLabel()
+        self.narrowed_label.setWordWrap(True)
+        self.search_all_button = QPushButton("Search all memories")
+        self.search_all_button.setAccessibleName("Search all memories, not just this shelf")
+        self.search_all_button.clicked.connect(self.search_all_requested)
+        narrowed = QHBoxLayout()
+        narrowed.setContentsMargins(0, 0, 0, 0)
+        narrowed.addWidget(self.narrowed_label, 1)
+        narrowed.addWidget(self.search_all_button)
+        self._narrowed = QWidget()
+        self._narrowed.setLayout(narrowed)
+        self._narrowed.setVisible(False)
+        layout.addWidget(self._narrowed)
         layout.addWidget(self.heading)
         layout.addWidget(self._stack, 1)
 
@@ -200,6 +222,7 @@ class SearchPanel(QWidget):
         self.model.clear()
         self.heading.clear()
         self.heading.setVisible(False)
+        self._narrowed.setVisible(False)
         self.empty_label.clear()
         self._nearest = []
         self.show_nearest_button.setVisible(False)
@@ -232,6 +255,7 @@ class SearchPanel(QWidget):
             self._select_when_shown = None
         heading = " ".join(part for part in (listing.heading, *listing.notes) if part)
         self.heading.setText(heading)
+        self._say_narrowed(listing.query)
         shown = bool(listing.rows) and not far
         self.heading.setVisible(bool(heading) and shown)
         self.empty_label.setText(listing.empty_text)
@@ -240,6 +264,20 @@ class SearchPanel(QWidget):
         self.shown_query = listing.query
         self._awaiting_vectors = listing.awaiting_vectors
         self.results_shown.emit(listing.query)
+
+    def _say_narrowed(self, query: str) -> None:
+        """A query searched within one shelf (the library's choice) says which."""
+        kind, shelf = self._filter.kind, self._filter.type
+        if not query or kind == "all":
+            self._narrowed.setVisible(False)
+            return
+        where = {
+            "inbox": "the inbox",
+            "review": "what waits for review",
+            "archive": "the archive",
+        }.get(kind) or type_plural(str(shelf)).lower()
+        self.narrowed_label.setText(f"Searching {where} only.")
+        self._narrowed.setVisible(True)
 
     def _forget_restored_row(self) -> None:
         """The person typed: a row restored after the unlock is no longer what they want."""

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cairn.app.api import IngestReport, MemoryService, PassReport, Swept
+from cairn.app.api import IngestReport, MemoryService, PassReport, SearchFilter, Swept
 from cairn.ui.base.memory_drag import is_memory_drag
 from cairn.ui.base.notify import STATUS_MESSAGE_MS, DesktopNotifier, app_icon
 from cairn.ui.base.preferences import Preferences
@@ -164,6 +164,9 @@ class MainWindow(QMainWindow):
         workspace.ingest.busy_changed.connect(self.set_busy)
         workspace.ingest.finished.connect(self._ingest_finished)
         workspace.library.filter_changed.connect(workspace.search.set_filter)
+        workspace.search.search_all_requested.connect(
+            lambda: workspace.library.select(SearchFilter())
+        )
         workspace.library.new_note_requested.connect(self.new_note)
         workspace.library.export_requested.connect(self.export)
         workspace.search.inbox_item_activated.connect(self.open_inbox_item)

@@ -47,7 +47,7 @@ def test_note_files_stand_with_typed_notes_and_sections_stand_nowhere(
     assert {n.type for n in notes} == {"Note", "Document"}
     documents = service.list_memories(scopes=scopes, shelf="Document")
     assert [n.attrs["media_type"] for n in documents] == ["application/pdf"]
-    everything = service.list_memories(scopes=scopes, limit=500)
+    everything = service.list_memories(scopes=scopes, statuses=["active"], limit=500)
     assert "Passage" not in {n.type for n in everything}
 
     stats = service.stats(scopes=scopes)
@@ -122,3 +122,30 @@ def test_a_documents_sections_come_in_their_order(service: MemoryService, tmp_pa
     sections = service.sections(ferry.id, scopes=scopes)
     assert [p.attrs["ordinal"] for p in sections] == list(range(len(sections)))
     assert sections[-1].attrs["heading"].endswith("Sundays")
+
+
+def test_a_note_is_not_linked_to_its_own_sections_as_alike(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """A note's Document holds its sections' text whole: the dedup gate must not find each
+    section a near-copy of its own note."""
+    write(tmp_path / "one", {"Kiln.md": "# Kiln\n\nThe kiln reached cone 6 in nine hours.\n"})
+    service.ingest(IngestRequest.of([tmp_path / "one"]))
+    scopes = service.scopes()
+    [note] = service.list_memories(scopes=scopes, shelf="Note")
+    sections = {s.id for s in service.sections(note.id, scopes=scopes)}
+    edges = service.get([note.id], scopes=scopes).nodes[0].edges
+    assert {e.type for e in edges if e.other_id in sections} == {"part_of"}
+
+
+def test_a_name_linked_before_it_is_described_is_not_counted_as_a_memory(
+    service: MemoryService,
+) -> None:
+    """A stub ([[Spring floods]] before anyone wrote what it is) is found by search and asked
+    about in review, but it is not a memory the person wrote: no shelf counts it."""
+    service.write("Note", "Levee", "The levee held during [[Spring floods]].")
+    scopes = service.scopes()
+    stats = service.stats(scopes=scopes)
+    assert stats.shelves == {"Note": 1} and stats.memories == 1
+    assert stats.nodes_by_status.get("stub") == 1
+    assert any(h.status == "stub" for h in service.search("spring floods", scopes=scopes).results)

@@ -68,3 +68,28 @@ def test_plain_text_never_grows_and_keeps_its_marks(text: str) -> None:
     shown = readable(marked, unmarked=START + END)
     assert shown.count(START) <= 1 and shown.count(END) <= 1
     assert len(shown) <= len(marked)
+
+
+def test_a_notes_apps_syntax_is_not_shown() -> None:
+    logseq = (
+        "- Queries find blocks\n  id:: 6018fb3e-6bb0-4ab5-9b94-fd0f0a4f4f1a\n"
+        "  collapsed:: true\n- #+BEGIN_NOTE\n- Use ((6018fb3e-6bb0-4ab5-9b94-fd0f0a4f4f1a)) "
+        "and {{query (todo now)}} here\n- #+END_NOTE\n- ![diagram](../assets/flow.png)"
+    )
+    assert readable(logseq).split("\n") == [
+        "Queries find blocks",
+        "Use and here",
+        "[picture: diagram]",
+    ]
+
+
+def test_a_section_without_a_heading_is_named_by_its_first_words() -> None:
+    from cairn.app.ingestion.shapes import opening_words
+
+    assert opening_words("- The **kiln** reached cone 6 in nine hours.") == (
+        "The kiln reached cone 6 in …"
+    )
+    assert opening_words("Short one.") == "Short one."
+    assert opening_words("https://example.org/" + "x" * 200).endswith(" …")
+    assert len(opening_words("https://example.org/" + "x" * 200)) <= 62
+    assert opening_words("   ") == "a section"

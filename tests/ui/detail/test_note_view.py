@@ -72,6 +72,10 @@ def test_a_pdf_lists_its_pages_opens_them_alone_and_is_not_edited(
     pane = make_pane(qtbot, open_session)
     show(qtbot, pane, ids["invoice"])
     assert pane.sections_list.labels() == ["p. 1", "p. 2"]
+    # Its words, read from it, page by page: the Document itself keeps none.
+    shown = pane.text_view.toPlainText()
+    assert shown.index("[p. 1]") < shown.index("Kiln shelves.") < shown.index("[p. 2]")
+    assert "Total 120 euros." in shown
     assert not pane.edit_button.isEnabled()
     assert "kept as it was read" in pane.edit_button.toolTip()
     with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
@@ -90,3 +94,60 @@ def test_edit_on_a_typed_note_opens_the_note_editor(qtbot: Any, open_session: Se
     assert isinstance(editor, NoteEditor)
     qtbot.addWidget(editor)
     assert editor.body.toPlainText().startswith("# Celadon") and not editor.about.isVisible()
+
+
+def test_a_link_in_the_text_opens_the_memory_it_names(qtbot: Any, open_session: Session) -> None:
+    from PySide6.QtCore import QUrl
+
+    from cairn.app.api import link_target
+
+    service = open_session.service
+    assert service is not None
+    ada = service.write("Person", "Ada Brook", "Sailing instructor.").node
+    text = "Ask [[Ada Brook]] about the course.\nid:: 6018fb3e-6bb0-4ab5-9b94-fd0f0a4f4f1a\n"
+    note = service.write("Note", "Course", text).node
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, str(note.id))
+    shown = pane.text_view.toPlainText()
+    assert "Ask Ada Brook about the course." in shown and "id::" not in shown and "[[" not in shown
+    html = pane.text_view.document().toHtml()
+    assert "cairn-link:Ada%20Brook" in html
+    with qtbot.waitSignal(pane.open_requested, timeout=WAIT_MS) as opened:
+        pane.text_view.anchorClicked.emit(QUrl("cairn-link:Ada%20Brook"))
+    assert opened.args == [ada.id]
+    assert link_target("cairn-link:Nowhere%20Land") == "Nowhere Land"
+    pane.text_view.anchorClicked.emit(QUrl("cairn-link:Nowhere%20Land"))
+    said = "No memory is called “Nowhere Land”"
+    qtbot.waitUntil(lambda: said in pane.notice.text(), timeout=WAIT_MS)
+
+
+def test_places_shared_by_sections_are_told_apart_and_seconds_are_a_clock() -> None:
+    from cairn.app.api import Node
+    from cairn.ui.detail.parts import attrs_html, section_entries
+
+    def page(number: int, text: str) -> Node:
+        return Node(
+            id=f"p{number}{text[:3]}",
+            type="Passage",
+            title=f"scan — p. {number}",
+            body=text,
+            attrs={},
+            status="active",
+            scope="personal",
+            source=None,
+            locator=None,
+            valid_from=None,
+            valid_to=None,
+            recorded_at="2026-01-01T00:00:00+00:00",
+            updated_at="2026-01-01T00:00:00+00:00",
+            importance=0.5,
+            stability=1.0,
+            last_access=None,
+            access_count=0,
+            retention_label=None,
+        )
+
+    entries = section_entries([page(1, "a"), page(2, "bbb"), page(2, "ccc")], "scan")
+    assert [e.label for e in entries] == ["p. 1", "p. 2", "p. 2, part 2"]
+    shown = attrs_html({"duration_s": 671.0, "pages": 4})
+    assert "Duration" in shown and "11:11" in shown and "Duration s" not in shown

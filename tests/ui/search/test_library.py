@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.app.models import VISIBLE_STATUSES, SearchFilter
+from cairn.app.models import SHELVED_STATUSES, SearchFilter
 from cairn.ui.base.session import Session
 from cairn.ui.search.library import COMMON_TYPES, FILTER_ROLE, LibrarySidebar, filter_key
 
@@ -31,7 +31,7 @@ def expected_counts(session: Session) -> dict[str, int]:
     stats = service.stats(scopes=scopes)
     by_type, by_status = stats.shelves, stats.nodes_by_status
     counts = {
-        "all": sum(by_status.get(status, 0) for status in VISIBLE_STATUSES),
+        "all": sum(by_status.get(status, 0) for status in SHELVED_STATUSES),
         "inbox": len(service.inbox_list(scopes=scopes)),
         "archive": by_status.get("archived", 0),
         "review": len(service.pending(scopes=scopes)),

@@ -64,8 +64,11 @@ def test_a_note_is_one_row_with_its_sections_under_it(
     assert kiln.shown_type == "Note" and kiln.type == "Document"
     assert len(kiln.sections) >= 2
     assert row_meta(kiln).startswith(f"{len(kiln.sections)} matching sections · Note")
-    places = {section.title for section in kiln.sections}
+    places = [section.title for section in kiln.sections]
     assert "Glaze firing" in places  # its place, not "Kiln log — Glaze firing"
+    order = ["Bisque firing", "Glaze firing", "Cooling"]  # as they stand in the note
+    shown = [place for place in places if place in order]
+    assert shown == sorted(shown, key=order.index)
     for row in [*rows, *kiln.sections]:
         assert "sha256" not in row.snippet and "media type" not in row.snippet
         assert "**" not in row.snippet and "`" not in row.snippet

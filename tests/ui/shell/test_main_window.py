@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cairn.app.models import SearchFilter
 from cairn.app.portability.leftovers import Swept
 from cairn.storage.errors import VaultClosed
 from cairn.ui.base.preferences import Preferences
@@ -368,3 +369,23 @@ def test_the_window_says_what_a_killed_export_left_and_cairn_removed(
     assert "could not remove them (Read-only file system)" in text
     assert "Delete that folder yourself" in text
     box.close()
+
+
+def test_a_search_within_one_shelf_says_so_and_goes_back_to_all(qtbot, window: MainWindow) -> None:
+    service = window.session.service
+    service.write("Note", "Ladder", "Borrow the long ladder from the garden club.")
+    service.inbox_capture("ask about the ladder")
+    window.session.changed.emit()
+    library, search = window.workspace.library, window.workspace.search
+    qtbot.waitUntil(lambda: library.counts().get("inbox") == 1, timeout=10_000)
+    library.select(SearchFilter("inbox"))
+    window.focus_search()
+    search.search_field.setText("ladder")
+    qtbot.waitUntil(lambda: search.shown_query == "ladder", timeout=10_000)
+    assert search.narrowed_label.isVisibleTo(search)
+    assert search.narrowed_label.text() == "Searching the inbox only."
+    assert [row.title for row in search.model.rows()] == ["ask about the ladder"]
+    qtbot.mouseClick(search.search_all_button, LEFT_BUTTON)
+    qtbot.waitUntil(lambda: search.current_filter == SearchFilter(), timeout=10_000)
+    qtbot.waitUntil(lambda: "Ladder" in [row.title for row in search.model.rows()], timeout=10_000)
+    assert not search.narrowed_label.isVisibleTo(search)
