@@ -18,7 +18,7 @@ from cairn.app.compose import (
     sweep_unfinished_exports,
     window_preferences_path,
 )
-from cairn.app.errors import CairnError, InvalidRequest
+from cairn.app.errors import CairnError, InvalidRequest, WrongPassphrase
 from cairn.app.graphview.data import EGO_DEPTH, OVERVIEW_NODE_CAP, TooManyNodes, ViewGraph
 from cairn.app.ingestion.extraction import installed_ocr_languages, source_path
 from cairn.app.ingestion.report import CancelToken, FileOutcome, IngestProgress, IngestReport
@@ -137,6 +137,7 @@ __all__ = [
     "WatchBatch",
     "WatchedFolder",
     "WriteResult",
+    "WrongPassphrase",
     "clock",
     "create_vault",
     "group_hits",

@@ -52,6 +52,7 @@ from cairn.app.portability.transfers import Transfers
 from cairn.app.retention import forgetting
 from cairn.app.retention.supervisor import PassReport, Proposal, Retention
 from cairn.app.retrieval import search as retrieval
+from cairn.app.retrieval import titles
 from cairn.app.retrieval.outside_writes import OutsideWrites
 from cairn.app.retrieval.recall import Recall
 from cairn.app.text import statements
@@ -361,6 +362,13 @@ class MemoryService:
             as_of=as_of,
         )
 
+    def titles_like(self, text: str, *, scopes: Sequence[str], limit: int = 20) -> list[str]:
+        """Titles of active memories in ``scopes`` that hold ``text`` in any case, those
+        that start with it first, then those with a word that does, then the rest (sections
+        of documents left out): the names a person may be typing after ``[[``, from the whole
+        vault. ``limit`` is at most 50. Reading them is not a use of the memories."""
+        return titles.titles_like(self._vault, self._pack, text, self._scopes(scopes), limit)
+
     def changed_elsewhere(self) -> bool:
         """Whether another program (the command line, a folder watcher, an import, an ingest
         run apart) committed to the vault since the last call; this service's own writes do
@@ -396,6 +404,10 @@ class MemoryService:
 
     def inbox_discard(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
         return self._inbox.discard(item_id, self._scopes(scopes))
+
+    def inbox_restore(self, item_id: str, *, scopes: Sequence[str]) -> InboxItem:
+        """Put a discarded capture back in the inbox, open again (the undo of a discard)."""
+        return self._inbox.restore(item_id, self._scopes(scopes))
 
     # -- scopes and settings ------------------------------------------------------------------
 

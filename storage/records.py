@@ -133,3 +133,10 @@ def decide_inbox_item(
         "UPDATE inbox SET state = ?, node_id = ?, decided_at = ? WHERE id = ?",
         (state, node_id, decided_at, id_),
     )
+
+
+def reopen_inbox_item(conn: Connection, id_: str) -> None:
+    """The item open again, undecided, as it was when it was captured."""
+    conn.execute(
+        "UPDATE inbox SET state = 'open', node_id = NULL, decided_at = NULL WHERE id = ?", (id_,)
+    )

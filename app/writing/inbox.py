@@ -1,7 +1,8 @@
 """The inbox: quick captures that wait, unsorted, until the person promotes or discards them.
 
 Discarding keeps the capture (state 'discarded'), so nothing typed into Cairn is lost by a
-misclick; only an explicit forget deletes.
+misclick, and ``restore`` puts it back in the inbox as it was (the window's Undo of a discard);
+only an explicit forget deletes.
 """
 
 from __future__ import annotations
@@ -89,6 +90,20 @@ class Inbox:
                 conn, item_id, state="discarded", node_id=None, decided_at=now_iso()
             )
             receipts.append(conn, "inbox", {"discarded": 1})
+            return _item(records.inbox_item(conn, item_id, list(scopes)))
+
+    def restore(self, item_id: str, scopes: Sequence[str]) -> InboxItem:
+        """Put a discarded capture back in the inbox, open as it was before the discard."""
+        with self._vault.write() as conn:
+            row = records.inbox_item(conn, item_id, list(scopes))
+            if row is None:
+                raise InboxItemNotFound(item_id)
+            if row["state"] != "discarded":
+                raise InvalidRequest(
+                    f"Inbox item {item_id} is {row['state']}, not discarded: nothing to restore."
+                )
+            records.reopen_inbox_item(conn, item_id)
+            receipts.append(conn, "inbox", {"restored": 1})
             return _item(records.inbox_item(conn, item_id, list(scopes)))
 
     def _open_item(self, conn: Connection, item_id: str, scopes: Sequence[str]) -> InboxItem:

@@ -157,6 +157,22 @@ def test_inbox_capture_promote_discard(service: MemoryService) -> None:
     ]
 
 
+def test_a_discarded_capture_is_restored_to_the_inbox(service: MemoryService) -> None:
+    kept = service.inbox_capture("idea: a shelf above the desk")
+    assert service.inbox_discard(kept.id, scopes=ALL).state == "discarded"
+    back = service.inbox_restore(kept.id, scopes=ALL)
+    assert (back.state, back.node_id, back.decided_at) == ("open", None, None)
+    assert (back.text, back.captured_at) == (kept.text, kept.captured_at)
+    assert [item.id for item in service.inbox_list(scopes=ALL)] == [kept.id]
+    with pytest.raises(InvalidRequest, match="not discarded"):
+        service.inbox_restore(kept.id, scopes=ALL)  # open: nothing to restore
+    promoted = service.inbox_promote(kept.id, scopes=ALL)
+    with pytest.raises(InvalidRequest, match="promoted"):
+        service.inbox_restore(kept.id, scopes=ALL)  # a memory now: not put back
+    assert promoted.node is not None
+    assert service.verify_receipts().ok
+
+
 def test_a_full_disk_rolls_back_the_write_and_keeps_everything_stored(
     service: MemoryService,
     vault: Vault,

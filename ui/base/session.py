@@ -2,8 +2,10 @@
 
 Opening and creating run in a worker (deriving the key and loading the model take about a
 second); ``unlocked`` and ``locked`` tell the panels to fill themselves or to forget what they
-show. The vector index goes on loading after ``unlocked`` (searches answer from the words until
-then, and say so); ``vectors_loaded`` says when it is in. Locking closes the service, which
+show. A passphrase that does not open the vault is ``wrong_passphrase`` (a slip to type again,
+said plainly by the unlock screen), any other failure ``failed``. The vector index goes on
+loading after ``unlocked`` (searches answer from the words until then, and say so);
+``vectors_loaded`` says when it is in. Locking closes the service, which
 closes the connections and drops the key; ``lock_reason`` says why it locked, for the unlock
 screen (idle time, Ctrl+L), and is empty when it did not lock on its own or by the person's
 asking (another vault opened, the window closed).
@@ -12,6 +14,7 @@ asking (another vault opened, the window closed).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,7 +22,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from cairn.app import api
-from cairn.app.api import MemoryService
+from cairn.app.api import MemoryService, WrongPassphrase
 from cairn.ui.base.workers import Task, run_in_worker
 
 
@@ -42,12 +45,34 @@ class UndoRecorder(Protocol):
 
     def record_merge(self, item_id: str, folded_title: str, kept_title: str) -> None: ...
 
+    def record_unlink(self, src: str, dst: str, edge_type: str, other_title: str) -> None: ...
+
+    def record_discard(self, item_id: str, what: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An open the passphrase did not unlock, as a worker answers it (not an error: a typo)."""
+
+    explanation: str  # the vault's own sentence: what else looks the same, what to do
+
+
+def _refusing(opener: Callable[..., MemoryService]) -> Callable[..., MemoryService | Refused]:
+    def open_it(path: Path, passphrase: str) -> MemoryService | Refused:
+        try:
+            return opener(path, passphrase)
+        except WrongPassphrase as refused:
+            return Refused(str(refused))
+
+    return open_it
+
 
 class Session(QObject):
     unlocked = Signal(object)  # the MemoryService
     about_to_lock = Signal()  # work in flight should stop: the service closes next
     locked = Signal()
     failed = Signal(str)  # opening or creating failed: the sentence to show
+    wrong_passphrase = Signal(str)  # the passphrase did not open it: the vault's explanation
     changed = Signal()  # memories were written (a panel may refresh its counts)
     vectors_loaded = Signal()  # the open vault's vector index finished loading
 
@@ -83,7 +108,10 @@ class Session(QObject):
         self.locked.emit()
 
     def _start(self, opener: Callable[..., MemoryService], path: Path, passphrase: str) -> Task:
-        def opened(service: MemoryService) -> None:
+        def opened(service: MemoryService | Refused) -> None:
+            if isinstance(service, Refused):
+                self.wrong_passphrase.emit(service.explanation)
+                return
             self.lock()
             self.service, self.path = service, path
             self.lock_reason = ""
@@ -95,4 +123,6 @@ class Session(QObject):
             if self.service is service:  # not locked (or reopened) meanwhile
                 self.vectors_loaded.emit()
 
-        return run_in_worker(opener, path, passphrase, on_done=opened, on_failed=self.failed.emit)
+        return run_in_worker(
+            _refusing(opener), path, passphrase, on_done=opened, on_failed=self.failed.emit
+        )

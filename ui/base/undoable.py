@@ -1,5 +1,6 @@
-"""What a person may take back with Edit › Undo: an edit, a link, a merge, an archive or an
-unarchive, each a ``QUndoCommand`` on the window's ``QUndoStack``.
+"""What a person may take back with Edit › Undo: an edit, a link made or removed, a merge, an
+archive or an unarchive, a capture discarded from the inbox, each a ``QUndoCommand`` on the
+window's ``QUndoStack``.
 
 A panel does the act first and records it here only once it succeeded (``record_*``), so the
 stack never holds an act that did not happen; pushing it does not do it again. Undo and redo
@@ -49,6 +50,23 @@ class UndoHistory(QObject):
             f"Link to “{other_title}”",
             undo=lambda s: s.unlink(src, dst, edge_type, scopes=s.scopes()),
             redo=lambda s: s.link(src, dst, edge_type, scopes=s.scopes()),
+        )
+
+    def record_unlink(self, src: str, dst: str, edge_type: str, other_title: str) -> None:
+        """A link the person removed: undone, it is made again."""
+        self._push(
+            f"Remove link to “{other_title}”",
+            undo=lambda s: s.link(src, dst, edge_type, scopes=s.scopes()),
+            redo=lambda s: s.unlink(src, dst, edge_type, scopes=s.scopes()),
+        )
+
+    def record_discard(self, item_id: str, what: str) -> None:
+        """A capture discarded from the inbox (``what``: its first line): undone, it is back
+        in the inbox, open."""
+        self._push(
+            f"Discard “{what}”",
+            undo=lambda s: s.inbox_restore(item_id, scopes=s.scopes()),
+            redo=lambda s: s.inbox_discard(item_id, scopes=s.scopes()),
         )
 
     def record_archive(self, node_id: str, title: str, *, archived: bool) -> None:

@@ -10,10 +10,13 @@ plain editor for the rest; a file other than a note is not edited.
 ``show_node`` loads in a worker; a load started later wins over one started earlier. Every
 action runs in a worker too, reports a failure in a message box with the service's sentence,
 and after a write announces ``session.changed``, which reloads the pane (and the lists and
-counts elsewhere). Links and versions are lists: clicking an entry asks to open that memory,
-and its context menu (``memory_menu``) offers what can be done with it. An edit, a link and an
-archive or unarchive done here are recorded for Edit › Undo (``session.undo_history``). The
-title (and an entry of the Links list) can be dragged out as text (``memory_drag``).
+counts elsewhere); the keyboard then goes back to the act's button. Link…, Replace with… and
+Forget… ask first (``questions``: window-modal, no nested event loop, deleted once closed).
+Links and versions are lists: clicking an entry asks to open that memory, and its context menu
+(``memory_menu``) offers what can be done with it; a link's entry also offers Remove Link. An
+edit, a link made or removed and an archive or unarchive done here are recorded for Edit ›
+Undo (``session.undo_history``). The title (and an entry of the Links list) can be dragged out
+as text (``memory_drag``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QListWidget,
     QMessageBox,
@@ -34,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import (
+    EdgeSummary,
     Forgotten,
     LinkResult,
 )
@@ -43,13 +48,14 @@ from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.detail import actions as detail_actions
+from cairn.ui.detail import questions
 from cairn.ui.detail.actions import Loaded
 from cairn.ui.detail.memory_view import MemoryView
-from cairn.ui.detail.parts import ID_ROLE, text_label
-from cairn.ui.memory.forget_question import confirm_forget
+from cairn.ui.detail.parts import EDGE_ROLE, ID_ROLE, text_label
 from cairn.ui.memory.memory_menu import MemoryMenu, memory_menu
 from cairn.ui.memory.open_at import Opened, open_source, show_in_folder
-from cairn.ui.memory.pickers import LinkDialog, MemoryPicker
+from cairn.ui.memory.pickers import LinkDialog, LinkOption, MemoryPicker
+from cairn.ui.rows.results_model import ResultRow
 from cairn.ui.writing.editors import open_editor
 
 RELOAD_DELAY_MS = 100
@@ -68,6 +74,8 @@ class DetailPane(QWidget):
         self._loaded: Loaded | None = None
         self._wanted: str | None = None  # the id asked for last (reloaded after writes)
         self.last_error = ""  # the last failure's sentence, as its message box showed it
+        # The button of an act in flight: it has the keyboard again once the pane reloads.
+        self._act_button: QPushButton | None = None
 
         self.notice = NoticeLabel()
         self.view = MemoryView(self._scroll_to)
@@ -239,6 +247,7 @@ class DetailPane(QWidget):
             button.setEnabled(True)
         self.empty_label.setVisible(False)
         self._scroll.setVisible(True)
+        self._refocus()
         if loaded.focus is not None:
             QTimer.singleShot(0, lambda: self.view.scroll_to_section(loaded))
         else:
@@ -342,34 +351,29 @@ class DetailPane(QWidget):
             after=recorded,
         )
 
-    def supersede_current(self) -> None:
+    def supersede_current(self) -> MemoryPicker | None:
+        """Replace with…: asks for the newer memory (``questions``); returns the question."""
         node, pack = self._current_node(), self._pack()
         if node is None or pack is None:
-            return
-        picker = MemoryPicker(
-            self._session,
-            "Replace with a newer memory",
-            f"Find the memory that replaces “{node.title}”. This one stays as an older version.",
-            accepts=lambda other: pack.edge_for(other, node.type, ("supersedes",)) is not None,
-            exclude=frozenset({node.id}),
-            parent=self,
-        )
-        if picker.exec() == QDialog.DialogCode.Accepted and (row := picker.chosen()):
-            self.supersede_with(str(row.node_id))
+            return None
+        return questions.ask_replacement(self._session, pack, node, self, self.supersede_with)
 
     def supersede_with(self, new_id: str) -> None:
         node = self._current_node()
         if node is not None:
             self._act("supersede", detail_actions.supersede, node.id, new_id, then_show=True)
 
-    def link_current(self) -> None:
+    def link_current(self) -> LinkDialog | None:
+        """Link…: asks for the other memory and how the two are related (``questions``);
+        returns the question."""
         node, pack = self._current_node(), self._pack()
         if node is None or pack is None:
-            return
-        dialog = LinkDialog(self._session, pack, node.id, node.type, node.title, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted and (chosen := dialog.chosen_link()):
-            row, option = chosen
+            return None
+
+        def link(row: ResultRow, option: LinkOption) -> None:
             self.link_to(str(row.node_id), option.edge_type, outgoing=option.outgoing)
+
+        return questions.ask_link(self._session, pack, node, self, link)
 
     def link_to(self, other_id: str, edge_type: str, *, outgoing: bool = True) -> None:
         node, service = self._current_node(), self._session.service
@@ -408,19 +412,19 @@ class DetailPane(QWidget):
 
         self._act("archive" if archived else "unarchive", change, after=recorded)
 
-    def forget_current(self, *, confirmed: bool = False) -> None:
-        """Forget the memory shown, after the confirmation (unless ``confirmed`` already)."""
+    def forget_current(self, *, confirmed: bool = False) -> QMessageBox | None:
+        """Forget the memory shown, once the person confirms it in the question (which is
+        returned), or at once when ``confirmed`` already."""
         loaded = self._loaded
         if loaded is None or loaded.detail is None:
-            return
-        detail = loaded.detail
-        if not confirmed:
-            box = confirm_forget(self, detail)
-            box.exec()
-            if box.buttonRole(box.clickedButton()) != QMessageBox.ButtonRole.DestructiveRole:
-                return
-        node_id, title = detail.node.id, detail.node.title
+            return None
+        node = loaded.detail.node
+        if confirmed:
+            self._forget(node.id, node.title)
+            return None
+        return questions.ask_forget(loaded.detail, self, lambda: self._forget(node.id, node.title))
 
+    def _forget(self, node_id: str, title: str) -> None:
         def forgotten(result: object) -> None:
             note = result.note if isinstance(result, Forgotten) else None
             self.clear(
@@ -449,6 +453,7 @@ class DetailPane(QWidget):
         service = self._session.service
         if service is None:
             return
+        self._act_button = self._button_of(name)
         for button in self._buttons:
             button.setEnabled(False)  # one write at a time: a second click would race the first
 
@@ -466,6 +471,27 @@ class DetailPane(QWidget):
 
         call_in_worker(self, fn, service, *args, on_done=done, on_failed=failed)
 
+    def _button_of(self, act: str) -> QPushButton | None:
+        buttons = {
+            "edit": self.edit_button,
+            "supersede": self.supersede_button,
+            "link": self.link_button,
+            "archive": self.archive_button,
+            "unarchive": self.archive_button,
+        }
+        return buttons.get(act)  # a forgotten memory's buttons go with it
+
+    def _refocus(self) -> None:
+        """After an act, the keyboard goes back to the act's button, where the person left
+        it. Disabling the buttons during the write moved it into the memory's text, where
+        Ctrl+Z and the arrow keys would mean little; elsewhere (the search field, a list) the
+        person put it there, and it stays."""
+        button, self._act_button = self._act_button, None
+        focused = QApplication.focusWidget()
+        here = focused is None or focused is self or self.isAncestorOf(focused)
+        if button is not None and button.isEnabled() and here:
+            button.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def _show_error(self, text: str) -> None:
         box = QMessageBox(
             QMessageBox.Icon.Warning, "Cairn", text, QMessageBox.StandardButton.Ok, self
@@ -478,7 +504,7 @@ class DetailPane(QWidget):
 
     def entry_menu(self, entries: QListWidget, row: int) -> MemoryMenu | None:
         """The context menu of entry ``row`` of the Links or Versions list (the version shown
-        is the memory itself)."""
+        is the memory itself): the memory's menu, and for a link, Remove Link too."""
         item = entries.item(row)
         node_id = item.data(ID_ROLE) if item is not None else None
         node_id = node_id or self.current_node_id
@@ -486,6 +512,11 @@ class DetailPane(QWidget):
             return None
         menu = memory_menu(self._session, str(node_id), self)
         menu.open_requested.connect(self.open_requested)
+        edge = item.data(EDGE_ROLE) if item is not None else None
+        shown = self.current_node_id
+        if isinstance(edge, EdgeSummary) and shown is not None:
+            ends = (shown, edge.other_id) if edge.direction == "out" else (edge.other_id, shown)
+            menu.offer_remove_link(*ends, edge.type, edge.other_title)
         return menu
 
     def _entry_menu_at(self, entries: QListWidget, position: QPoint) -> None:

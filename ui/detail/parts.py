@@ -31,6 +31,7 @@ from cairn.ui.base.icons import type_icon
 from cairn.ui.rows.results_model import local_date
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+EDGE_ROLE = Qt.ItemDataRole.UserRole + 2  # a Links entry's link (an EdgeSummary)
 # Bookkeeping of ingest, not something a person reads: a passage's position among its
 # document's passages, a file's path, kind and checksum (the source line says the file).
 HIDDEN_ATTRS = frozenset({"ordinal"}) | BOOKKEEPING_ATTRS
@@ -43,6 +44,7 @@ class Entry:
     icon_type: str | None = None
     tooltip: str = ""
     bold: bool = False
+    edge: EdgeSummary | None = None  # the link an entry of the Links list stands for
 
 
 SECTION_EDGE = "part_of"
@@ -71,6 +73,7 @@ def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
                 edge.other_id,
                 edge.other_type,
                 edge.rationale or f"{edge.other_type}, {edge.layer} link",
+                edge=edge,
             )
         )
     return entries
@@ -210,6 +213,7 @@ class EntryList(QListWidget):
             if entry.icon_type:
                 item.setIcon(type_icon(entry.icon_type))
             item.setData(ID_ROLE, entry.node_id)
+            item.setData(EDGE_ROLE, entry.edge)
             item.setToolTip(entry.tooltip)
             if entry.bold:
                 font = item.font()

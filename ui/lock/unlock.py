@@ -1,8 +1,11 @@
 """The first thing the window shows: open a vault with its passphrase, or create one.
 
 Opening derives the key and loads the model, about a second: it runs in a worker through the
-session while a busy bar moves, so the window never freezes. A wrong passphrase says so (the
-sentence comes from the vault) and leaves everything in place to try again. Passphrases are
+session while a busy bar moves, so the window never freezes. A passphrase that does not open
+the vault is most often a typo: the screen says so in one plain sentence and leaves everything
+in place to try again; the vault's longer explanation (the file may not be a Cairn vault, or
+be damaged where it looks the same) is behind More…, and shown at once from the second
+failure on. Passphrases are
 cleared from the fields as soon as the vault is open; only the vault's path is remembered.
 After a lock it says why the vault locked (idle time, Ctrl+L), and nothing of what the vault
 holds: the screen is what anyone at the computer sees.
@@ -30,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import Config, MemoryService
-from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.notify import NoticeLabel, QuietLine
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
@@ -39,6 +42,9 @@ from cairn.ui.lock.passphrase import NewPassphraseFields
 
 VAULT_FILTER = "Cairn vaults (*.cairn);;All files (*)"
 CARD_WIDTH = 480
+# What a passphrase that does not open the vault is told first, plainly: most often a typo.
+DOES_NOT_OPEN = "That passphrase does not open this vault. Check it (Caps Lock?) and try again."
+EXPLAIN_AFTER = 2  # failures in a row after which the longer explanation shows without asking
 
 
 class UnlockScreen(QWidget):
@@ -59,6 +65,7 @@ class UnlockScreen(QWidget):
         self.preferences = preferences
         self._busy_with: Path | None = None  # the vault being opened or created
         self._remember_choice = False
+        self._refusals = 0  # passphrases in a row that did not open the vault chosen
 
         title = QLabel("Cairn")
         font = QFont(title.font())
@@ -107,6 +114,7 @@ class UnlockScreen(QWidget):
         session.unlocked.connect(self._unlocked)
         session.locked.connect(self._locked)
         session.failed.connect(self._failed)
+        session.wrong_passphrase.connect(self._refused)
         self.reload_recent()
 
     # -- pages --------------------------------------------------------------------------------
@@ -130,9 +138,17 @@ class UnlockScreen(QWidget):
         self.passphrase = QLineEdit()
         self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
         self.passphrase.returnPressed.connect(self.unlock)
-        self.passphrase.textEdited.connect(lambda _: self.open_notice.clear())
+        self.passphrase.textEdited.connect(lambda _: self._clear_open_notice())
         self.remember_open = QCheckBox("Remember the passphrase in the system keyring")
         self.open_notice = NoticeLabel()
+        self.more_button = QPushButton("&More…")
+        self.more_button.setFlat(True)
+        self.more_button.setAccessibleName("More about why the vault did not open")
+        self.more_button.clicked.connect(self._explain)
+        self.more_button.setVisible(False)
+        self.explanation = QuietLine()
+        self.explanation.setAccessibleName("Why the vault may not open")
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.unlock_button = QPushButton("&Unlock")
         self.unlock_button.setDefault(True)
         self.unlock_button.clicked.connect(self.unlock)
@@ -149,6 +165,11 @@ class UnlockScreen(QWidget):
         form.addRow("&Passphrase:", self.passphrase)
         form.addRow("", self.remember_open)
         form.addRow(self.open_notice)
+        more = QHBoxLayout()
+        more.addWidget(self.more_button)
+        more.addStretch(1)
+        form.addRow(more)
+        form.addRow(self.explanation)
         buttons = QHBoxLayout()
         buttons.addWidget(to_create)
         buttons.addStretch(1)
@@ -297,7 +318,7 @@ class UnlockScreen(QWidget):
 
     def _start(self, vault: Path, what: str) -> None:
         self._busy_with = vault
-        self.open_notice.clear()
+        self._clear_open_notice()
         self.create_notice.clear()
         self.busy_label.setText(what)
         self._set_busy(True)
@@ -315,6 +336,7 @@ class UnlockScreen(QWidget):
 
     def _unlocked(self, service: MemoryService) -> None:
         self.lock_notice.clear()
+        self._refusals = 0
         if self._busy_with is None:
             return  # opened by someone else (a test, another screen): nothing of ours to tidy
         vault = self._busy_with
@@ -346,10 +368,36 @@ class UnlockScreen(QWidget):
         else:
             self.create_notice.show_error(sentence)
 
+    def _refused(self, explanation: str) -> None:
+        """The passphrase did not open the vault: say so plainly, the vault's explanation
+        behind More… (at once from the second time in a row)."""
+        if self._busy_with is None:
+            return
+        self._busy_with = None
+        self._set_busy(False)
+        self._refusals += 1
+        self.open_notice.show_error(DOES_NOT_OPEN)
+        self.explanation.setText(explanation)
+        explained = self._refusals >= EXPLAIN_AFTER
+        self.explanation.setVisible(explained)
+        self.more_button.setVisible(not explained)
+        self.passphrase.setFocus()
+        self.passphrase.selectAll()
+
+    def _explain(self) -> None:
+        self.more_button.setVisible(False)
+        self.explanation.setVisible(bool(self.explanation.text()))
+
+    def _clear_open_notice(self) -> None:
+        self.open_notice.clear()
+        self.more_button.setVisible(False)
+        self.explanation.setText("")
+
     def _vault_chosen(self) -> None:
         """Fill in the passphrase if the keyring holds it for this vault (looked up in a
         worker: the keyring may have to ask the desktop)."""
-        self.open_notice.clear()
+        self._clear_open_notice()
+        self._refusals = 0  # another vault: its first try
         vault = self.selected_vault()
         if vault is None or self.session.is_open or not self.remember_open.isEnabled():
             return

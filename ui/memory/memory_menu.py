@@ -7,11 +7,13 @@ links and versions, and (to attach) the search results and the graph's nodes.
 
 It offers Open, Open File (when the memory came from a file), Copy Link (the ``[[Title]]``
 wikilink a notes app understands), Copy ID, Link To…, Archive or Unarchive, and Forget… behind
-the same confirmation as the detail pane's. The menu shows at once; the memory is read in a
-worker, and the entries that need it (all but Open and Copy ID) are enabled when it is in
-(``loaded``). Its acts run in workers owned by ``parent``, are recorded for Edit › Undo
-(``session.undo_history``), and announce ``session.changed``; a failure is said in a message
-box. Every dialog opens without blocking (``open``), so nothing waits in a nested loop.
+the same confirmation as the detail pane's. The menu of an entry of a memory's Links list also
+offers Remove Link, for that link only (``offer_remove_link``). The menu shows at once; the
+memory is read in a worker, and the entries that need it (all but Open, Copy ID and Remove
+Link) are enabled when it is in (``loaded``). Its acts run in workers owned by ``parent``, are
+recorded for Edit › Undo (``session.undo_history``), and announce ``session.changed``; a
+failure is said in a message box. Every dialog opens without blocking (``open``), so nothing
+waits in a nested loop.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class MemoryMenu(QMenu):
         self.node_id = node_id
         self.detail: NodeDetail | None = None
         self.link_dialog: LinkDialog | None = None
+        self.remove_link_action: QAction | None = None
         self.forget_box: QMessageBox | None = None
         self.open_action = self._add("&Open", lambda: self.open_requested.emit(node_id))
         self.open_file_action = self._add("Open &File", self._open_file)
@@ -133,6 +136,17 @@ class MemoryMenu(QMenu):
         self.link_dialog = dialog
         return dialog
 
+    def offer_remove_link(self, src: str, dst: str, edge_type: str, other_title: str) -> QAction:
+        """Add Remove Link, for the link ``src -edge_type-> dst`` this menu's entry stands
+        for (``other_title``: the memory at its other end); it needs nothing read first."""
+        action = QAction("&Remove Link", self)
+        action.triggered.connect(
+            lambda _=False: unlink(self._session, self._owner, src, dst, edge_type, other_title)
+        )
+        self.insertAction(self.archive_action, action)
+        self.remove_link_action = action
+        return action
+
     def _archive_or_unarchive(self) -> None:
         if self.detail is not None:
             archive(
@@ -176,6 +190,21 @@ def link(
             history.record_link(result.src, result.dst, result.type, other_title)
 
     act(session, owner, lambda s: s.link(src, dst, edge_type, scopes=s.scopes()), linked)
+
+
+def unlink(
+    session: Session, owner: QWidget, src: str, dst: str, edge_type: str, other_title: str
+) -> None:
+    """Remove exactly the link ``src -edge_type-> dst`` and record it for Undo."""
+
+    def removed(gone: bool) -> None:
+        history = session.undo_history
+        if not gone:
+            _tell(owner, "That link was already gone: nothing was removed.")
+        elif history is not None:
+            history.record_unlink(src, dst, edge_type, other_title)
+
+    act(session, owner, lambda s: s.unlink(src, dst, edge_type, scopes=s.scopes()), removed)
 
 
 def archive(session: Session, owner: QWidget, node_id: str, title: str, *, archived: bool) -> None:

@@ -4,7 +4,9 @@ that supersedes another.
 A picker searches as you type, like the main search (debounced, in a worker, stale results
 dropped), and lists only the memories the action can take: a supersede needs a memory of a
 kind the pack lets replace this one; a link needs an edge type the pack allows between the two.
-``allowed_links`` is that rule as a pure function of the pack.
+``allowed_links`` is that rule as a pure function of the pack, each link said in a few plain
+words with its direction once ("this note — involves → Ada Brook"), and ``likely_link`` the one
+a person most likely means between two kinds, chosen first.
 """
 
 from __future__ import annotations
@@ -35,11 +37,37 @@ PICKER_LIMIT = 25
 SUPERSEDES = "supersedes"  # has its own action, with history semantics: not offered as a link
 
 
+# How a link reads in words, where the pack's name alone does not make a phrase.
+RELATION_WORDS = {
+    "part_of": "is part of",
+    "located_in": "is located in",
+    "derived_from": "is derived from",
+    "same_topic": "is on the same topic as",
+}
+# The links a person most likely means by hand, in this order, when the pack allows them for
+# the two kinds: a person at a firm, in a place, who knows another; a memory about someone or
+# something; else one memory citing another, or the two simply related.
+LIKELY = ("works_at", "located_in", "knows", "involves", "references", "relates_to")
+ABOUT_ENTITY = "involves"  # said of a person, place, project, organisation or topic only
+TITLE_CHARS = 32  # the other memory's title is cut about here in the list of relations
+
+
 @dataclass(frozen=True)
 class LinkOption:
     edge_type: str
     outgoing: bool  # True: this memory -> the other; False: the other -> this memory
-    label: str
+    label: str  # short, the direction said once: "this note — involves → Ada Brook"
+    sentence: str = ""  # the same with both titles whole, for the tooltip
+
+
+def relation_words(edge_type: str) -> str:
+    """The pack's name of a link as plain words: ``part_of`` -> "is part of"."""
+    return RELATION_WORDS.get(edge_type, edge_type.replace("_", " "))
+
+
+def this_memory(type_name: str) -> str:
+    """How the memory a dialog starts from is named in it: "this note"."""
+    return f"this {type_name.lower()}"
 
 
 def allowed_links(
@@ -47,20 +75,53 @@ def allowed_links(
 ) -> list[LinkOption]:
     """The edges the pack lets join these two memories, each way it allows."""
     options: list[LinkOption] = []
+    this, other = this_memory(this_type), _cut(other_title)
     for name, spec in pack.edge_types.items():
         if name == SUPERSEDES:
             continue
-        words = name.replace("_", " ")
+        words = relation_words(name)
         forward = pack.edge_for(this_type, other_type, (name,)) is not None
         backward = pack.edge_for(other_type, this_type, (name,)) is not None
         if forward:
-            arrow = "—" if not spec.directed else "→"
-            options.append(
-                LinkOption(name, True, f"{this_title} {arrow} {words} {arrow} {other_title}")
-            )
+            arrow = "→" if spec.directed else "—"
+            label = f"{this} — {words} {arrow} {other}"
+            whole = f"{this_title} — {words} {arrow} {other_title}"
+            options.append(LinkOption(name, True, label, whole))
         if backward and spec.directed:
-            options.append(LinkOption(name, False, f"{other_title} → {words} → {this_title}"))
+            label = f"{other} — {words} → {this}"
+            whole = f"{other_title} — {words} → {this_title}"
+            options.append(LinkOption(name, False, label, whole))
     return options
+
+
+def likely_link(pack: Pack, options: list[LinkOption], this_type: str, other_type: str) -> int:
+    """The index in ``options`` of the link a person most likely means between these kinds
+    (``LIKELY``; "involves" only towards a person, place, project, organisation or topic),
+    else the first the pack allows."""
+    for name in LIKELY:
+        for index, option in enumerate(options):
+            target = other_type if option.outgoing else this_type
+            if option.edge_type != name:
+                continue
+            if name == ABOUT_ENTITY and not _is_entity(pack, target):
+                continue
+            return index
+    return 0
+
+
+def _is_entity(pack: Pack, type_name: str) -> bool:
+    spec = pack.node_types.get(type_name)
+    return spec is not None and spec.family == "entity"
+
+
+def _cut(title: str) -> str:
+    """``title`` short enough for a choice in a list, cut between words where it can be."""
+    if len(title) <= TITLE_CHARS:
+        return title
+    cut = title[: TITLE_CHARS - 1]
+    mid_word = title[len(cut)] != " "
+    words = cut.rsplit(" ", 1)[0] if mid_word and " " in cut else cut
+    return words.rstrip(" ,;:-") + "…"
 
 
 class MemoryPicker(QDialog):
@@ -173,7 +234,8 @@ class MemoryPicker(QDialog):
 
 
 class LinkDialog(MemoryPicker):
-    """Pick a memory to link to, and how the two are related."""
+    """Pick a memory to link to, and how the two are related: short choices, the direction
+    said once, the most likely one chosen first."""
 
     def __init__(
         self,
@@ -187,6 +249,8 @@ class LinkDialog(MemoryPicker):
         self._pack = pack
         self._this_type, self._this_title = this_type, this_title
         self.relation = QComboBox()
+        self.relation.setAccessibleName("How they are related")
+        self.relation.currentIndexChanged.connect(self._relation_chosen)
         super().__init__(
             session,
             "Link to another memory",
@@ -195,7 +259,12 @@ class LinkDialog(MemoryPicker):
             exclude=frozenset({this_id}),
             parent=parent,
         )
-        self.body.insertWidget(self.body.indexOf(self.hint), self.relation)
+        relation_label = QLabel("&How they are related:")
+        relation_label.setBuddy(self.relation)
+        # Above the choice, not beside it: the choice has the dialog's whole width.
+        at = self.body.indexOf(self.hint)
+        self.body.insertWidget(at, relation_label)
+        self.body.insertWidget(at + 1, self.relation)
 
     def chosen_link(self) -> tuple[ResultRow, LinkOption] | None:
         row = self.chosen()
@@ -208,11 +277,20 @@ class LinkDialog(MemoryPicker):
         row = self.chosen()
         self.relation.clear()
         if row is not None:
-            for option in allowed_links(
+            options = allowed_links(
                 self._pack, self._this_type, self._this_title, row.type, row.title
-            ):
+            )
+            for option in options:
                 self.relation.addItem(option.label, option)
+            if options:
+                self.relation.setCurrentIndex(
+                    likely_link(self._pack, options, self._this_type, row.type)
+                )
         self.relation.setEnabled(self.relation.count() > 0)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(
             self.relation.count() > 0
         )
+
+    def _relation_chosen(self, _index: int) -> None:
+        option = self.relation.currentData()
+        self.relation.setToolTip(option.sentence if isinstance(option, LinkOption) else "")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -168,6 +168,13 @@ class SettingsDialog(QDialog):
             if isinstance(area, QScrollArea) and area.widget() is page:
                 self.page_list.setCurrentRow(index)
                 return
+
+    def show_page_named(self, name: str) -> bool:
+        """Show the page listed as ``name``; False (and the page shown stays) if none is."""
+        found = self.page_list.findItems(name, Qt.MatchFlag.MatchExactly)
+        if found:
+            self.page_list.setCurrentItem(found[0])
+        return bool(found)
 
     def current_page(self) -> QWidget | None:
         area = self.pages.currentWidget()

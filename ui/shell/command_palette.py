@@ -1,18 +1,22 @@
-"""The command palette (Ctrl+P): every action of the window's menus, found by typing.
+"""The command palette (Ctrl+P): every action of the window's menus, found by typing, and the
+few commands the window adds for it alone (each page of Settings).
 
 The list is read from the menu bar each time the palette opens, so an action a panel adds to a
 menu later is in it without being registered anywhere. Each command shows its menu path and
-its shortcut; typing filters them (each word of the filter must be in the command, as a word's
-start, anywhere, or as letters in order: "nno" finds New Note), Enter runs the chosen one, Esc
-closes. A command that cannot run now (no vault is open) is listed after the others, greyed and
-marked "not available now".
+its shortcut; typing filters them: each word of the filter must be in the command, as a word's
+start or anywhere in it; only when no command has them so are letters in order enough ("nno"
+finds New › Note, but "theme" does not find "Try the Sample Vault" when Appearance names the
+theme). Best matches come first, and among them the everyday commands before those a person
+seldom means (a new vault, quitting: ``rarely_used``). Enter runs the chosen one, Esc closes.
+A command that cannot run now (no vault is open) is listed after the others, greyed and marked
+"not available now".
 
 ``menu_commands`` is also what Help › Keyboard shortcuts lists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import shiboken6
@@ -40,6 +44,14 @@ TOP_MARGIN = 48  # below the menu bar and tool bar, where a person looks for it
 LIST_KEYS = {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown}
 ACTION_ROLE = Qt.ItemDataRole.UserRole
 TYPABLE_KEYS = {f"F{number}" for number in range(1, 13)} | {"Del", "Ins", "Esc"}
+RARELY_USED = "cairnRarelyUsed"  # the QAction property ``rarely_used`` sets
+
+
+def rarely_used(action: QAction) -> QAction:
+    """Mark ``action`` as one a person seldom means (it changes the vault open, or ends Cairn):
+    the palette lists it after the everyday commands that match as well."""
+    action.setProperty(RARELY_USED, True)
+    return action
 
 
 def plain(text: str) -> str:
@@ -103,9 +115,9 @@ def refresh_menus(menu_bar: QMenuBar) -> None:
             menu.aboutToShow.emit()
 
 
-def match_score(query: str, text: str) -> int | None:
+def match_score(query: str, text: str, *, in_order: bool = True) -> int | None:
     """How well ``text`` matches ``query`` (higher is better), or None when a word of the
-    query is not in it at all."""
+    query is not in it at all (with ``in_order``, not even as letters in order)."""
     haystack = text.casefold()
     words = haystack.replace(SEPARATOR.strip(), " ").split()
     score = 0
@@ -114,7 +126,7 @@ def match_score(query: str, text: str) -> int | None:
             score += 3
         elif needle in haystack:
             score += 2
-        elif _in_order(needle, haystack):
+        elif in_order and _in_order(needle, haystack):
             score += 1
         else:
             return None
@@ -127,11 +139,22 @@ def _in_order(needle: str, haystack: str) -> bool:
 
 
 def ranked(commands: list[Command], query: str) -> list[Command]:
-    """The commands that match ``query``: available ones first, best matches first, then in
-    menu order (the sort is stable)."""
-    scored = [(match_score(query, c.label), c) for c in commands]
-    kept = [(score, c) for score, c in scored if score is not None]
-    kept.sort(key=lambda pair: (not pair[1].action.isEnabled(), -pair[0]))
+    """The commands that match ``query`` (letters in order only when nothing has the words):
+    available ones first, best matches first, everyday ones before those rarely used, then
+    in menu order (the sort is stable)."""
+    kept: list[tuple[int, Command]] = []
+    for in_order in (False, True):
+        scored = [(match_score(query, c.label, in_order=in_order), c) for c in commands]
+        kept = [(score, c) for score, c in scored if score is not None]
+        if kept:
+            break
+    kept.sort(
+        key=lambda pair: (
+            not pair[1].action.isEnabled(),
+            -pair[0],
+            bool(pair[1].action.property(RARELY_USED)),
+        )
+    )
     return [c for _, c in kept]
 
 
@@ -140,7 +163,8 @@ class CommandPalette(QFrame):
     a child of the window, not a popup window of its own: it needs no grab of the keyboard
     and mouse (which some platforms refuse), and it closes when the focus leaves it."""
 
-    def __init__(self, menu_bar: QMenuBar, parent: QWidget) -> None:
+    def __init__(self, menu_bar: QMenuBar, parent: QWidget, extra: Sequence[Command] = ()) -> None:
+        """The menu bar's commands, and ``extra`` ones only the palette lists."""
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -150,7 +174,7 @@ class CommandPalette(QFrame):
         # Given the focus back on closing, unless the person moved it elsewhere themselves.
         self._previous_focus = QApplication.focusWidget()
         refresh_menus(menu_bar)
-        self._commands = menu_commands(menu_bar)
+        self._commands = menu_commands(menu_bar) + [c for c in extra if c.action.isVisible()]
 
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Type a command…")

@@ -1,11 +1,13 @@
 """The Edit menu's standard half: Undo, Redo, Cut, Copy, Paste and Select All.
 
-While a text field has focus they act on that field, as in every desktop app (its own undo of
-what was typed, its selection, the clipboard). Otherwise Undo and Redo act on the window's
-``QUndoStack``, on which panels push what a person may take back (an archive, a merge), and
-the other four have nothing to act on. The keys need no routing of their own: a focused text
-field claims the standard keys before the window's shortcuts see them (Qt's shortcut
-override), so the actions' shortcuts fire only where no field wants the key.
+While a text field a person types in has focus they act on that field, as in every desktop app
+(its own undo of what was typed, its selection, the clipboard). Otherwise Undo and Redo act on
+the window's ``QUndoStack``, on which panels push what a person may take back (a link, an
+archive, a merge). A read-only text (a memory's text in the detail pane) has nothing to undo,
+cut or paste: there Undo and Redo act on the window's stack too, while Copy and Select All act
+on its text. The keys need no routing of their own: a focused field claims the standard keys
+it uses before the window's shortcuts see them (Qt's shortcut override; a read-only one claims
+Copy and Select All, not Undo), so the actions' shortcuts fire only where no field wants the key.
 
 The state of each action is worked out when the focus moves, when the stack changes and when
 the menu opens (a selection can change without either), so the menu and the command palette
@@ -44,6 +46,13 @@ def text_field(widget: QWidget | None) -> TextField | None:
     return None
 
 
+def editable_field(widget: QWidget | None) -> TextField | None:
+    """The text field with the focus as ``widget`` if a person can type in it: a read-only
+    one has nothing of its own to undo, cut or paste."""
+    field = text_field(widget)
+    return field if field is not None and not field.isReadOnly() else None
+
+
 def _has_selection(field: TextField) -> bool:
     if isinstance(field, QLineEdit):
         # A passphrase field never gives its text away: Qt refuses to copy it, so say so.
@@ -53,14 +62,14 @@ def _has_selection(field: TextField) -> bool:
 
 def _can_undo(field: TextField) -> bool:
     if isinstance(field, QLineEdit):
-        return not field.isReadOnly() and field.isUndoAvailable()
-    return not field.isReadOnly() and field.document().isUndoAvailable()
+        return field.isUndoAvailable()
+    return field.document().isUndoAvailable()
 
 
 def _can_redo(field: TextField) -> bool:
     if isinstance(field, QLineEdit):
-        return not field.isReadOnly() and field.isRedoAvailable()
-    return not field.isReadOnly() and field.document().isRedoAvailable()
+        return field.isRedoAvailable()
+    return field.document().isRedoAvailable()
 
 
 class EditActions(QObject):
@@ -70,11 +79,17 @@ class EditActions(QObject):
         super().__init__(parent)
         self.undo_stack = undo_stack
         standard = QKeySequence.StandardKey
-        self.undo = self._action("&Undo", standard.Undo, lambda f: f.undo(), undo_stack.undo)
-        self.redo = self._action("&Redo", standard.Redo, lambda f: f.redo(), undo_stack.redo)
-        self.cut = self._action("Cu&t", standard.Cut, lambda field: field.cut())
+        self.undo = self._action(
+            "&Undo", standard.Undo, lambda f: f.undo(), undo_stack.undo, editing=True
+        )
+        self.redo = self._action(
+            "&Redo", standard.Redo, lambda f: f.redo(), undo_stack.redo, editing=True
+        )
+        self.cut = self._action("Cu&t", standard.Cut, lambda field: field.cut(), editing=True)
         self.copy = self._action("&Copy", standard.Copy, lambda field: field.copy())
-        self.paste = self._action("&Paste", standard.Paste, lambda field: field.paste())
+        self.paste = self._action(
+            "&Paste", standard.Paste, lambda field: field.paste(), editing=True
+        )
         self.select_all = self._action(
             "Select &All", standard.SelectAll, lambda field: field.selectAll()
         )
@@ -100,20 +115,21 @@ class EditActions(QObject):
 
     def refresh(self, *_: object) -> None:
         """Enable what would do something now, and name what Undo and Redo would take back."""
-        field = text_field(QApplication.focusWidget())
+        focused = QApplication.focusWidget()
+        field, editable = text_field(focused), editable_field(focused)
         stack = self.undo_stack
-        if field is not None:
-            self._set(self.undo, _can_undo(field), "&Undo")
-            self._set(self.redo, _can_redo(field), "&Redo")
+        if editable is not None:
+            self._set(self.undo, _can_undo(editable), "&Undo")
+            self._set(self.redo, _can_redo(editable), "&Redo")
         else:
             self._set(self.undo, stack.canUndo(), _named("&Undo", stack.undoText()))
             self._set(self.redo, stack.canRedo(), _named("&Redo", stack.redoText()))
         selected = field is not None and _has_selection(field)
-        self.cut.setEnabled(selected and field is not None and not field.isReadOnly())
+        self.cut.setEnabled(selected and editable is not None)
         self.copy.setEnabled(selected)
         # Not asked of the clipboard: on X11 that is a round trip to the program that owns it,
         # which may hang, on every move of the focus. Pasting nothing does nothing.
-        self.paste.setEnabled(field is not None and not field.isReadOnly())
+        self.paste.setEnabled(editable is not None)
         self.select_all.setEnabled(field is not None)
 
     # -- acting -------------------------------------------------------------------------------
@@ -124,16 +140,23 @@ class EditActions(QObject):
         key: QKeySequence.StandardKey,
         on_field: Callable[[TextField], None],
         on_window: Callable[[], None] | None = None,
+        *,
+        editing: bool = False,
     ) -> QAction:
+        """``editing``: it changes the text, so it acts only on a field a person types in."""
         action = QAction(text, self.parent())
         action.setShortcuts(QKeySequence.keyBindings(key))
-        action.triggered.connect(lambda _=False: self._act(on_field, on_window))
+        action.triggered.connect(lambda _=False: self._act(on_field, on_window, editing))
         return action
 
     def _act(
-        self, on_field: Callable[[TextField], None], on_window: Callable[[], None] | None
+        self,
+        on_field: Callable[[TextField], None],
+        on_window: Callable[[], None] | None,
+        editing: bool,
     ) -> None:
-        field = text_field(QApplication.focusWidget())
+        focused = QApplication.focusWidget()
+        field = editable_field(focused) if editing else text_field(focused)
         if field is not None:
             on_field(field)
         elif on_window is not None:

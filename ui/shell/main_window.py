@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         # Before the panels connect to the session: it must stop serving before they forget.
         self.server_switch = GraphServerSwitch(self.session, self.preferences, self)
         self.unlock_screen = UnlockScreen(self.session, self.preferences)
-        self.unlock_screen.message.connect(lambda text: self.statusBar().showMessage(text))
+        self.unlock_screen.message.connect(self.say)
         self.workspace = self._build_workspace()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.unlock_screen)
@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
         if not self.session.is_open:
             return None
         dialog = QuickCaptureDialog(self.session, self)
-        dialog.captured.connect(lambda _: self.statusBar().showMessage("Captured to the inbox."))
+        dialog.captured.connect(lambda _: self.say("Captured to the inbox."))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
@@ -267,9 +267,8 @@ class MainWindow(QMainWindow):
         dialog = InboxItemDialog(self.session, item_id, self)
         dialog.promoted.connect(self.open_node)
         dialog.open_requested.connect(self.open_node)  # from the form a capture went to
-        dialog.promoted.connect(
-            lambda _: self.statusBar().showMessage("Made a memory of the capture.")
-        )
+        dialog.promoted.connect(lambda _: self.say("Made a memory of the capture."))
+        dialog.told.connect(self.say)  # a discard, and how to take it back
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
@@ -307,6 +306,13 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    def open_settings_page(self, name: str) -> SettingsDialog | None:
+        """Settings at its page ``name`` (the command palette's Settings › …)."""
+        dialog = self.open_settings()
+        if dialog is not None:
+            dialog.show_page_named(name)
+        return dialog
+
     def open_server_settings(self) -> SettingsDialog | None:
         dialog = self.open_settings()
         if dialog is not None:
@@ -321,7 +327,7 @@ class MainWindow(QMainWindow):
 
     def open_command_palette(self) -> CommandPalette:
         """View › Command Palette (Ctrl+P): every menu command, found by typing."""
-        palette = CommandPalette(self.menuBar(), self)
+        palette = CommandPalette(self.menuBar(), self, self.menus.settings_pages)
         palette.popup()
         return palette
 
@@ -347,6 +353,11 @@ class MainWindow(QMainWindow):
         if self.close():
             QApplication.quit()
 
+    def say(self, text: str) -> None:
+        """A line in the status bar about what just happened; it goes after a while, as every
+        such line does (the vault's name and counts stay beside it)."""
+        self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+
     def notify(self, title: str, text: str) -> None:
         """Tell the person that long work finished (a desktop notification where possible)."""
         self.notifier.notify(title, text)
@@ -370,9 +381,34 @@ class MainWindow(QMainWindow):
         auto-lock waits for it."""
         self.status.set_busy(text)
 
-    def new_vault(self) -> None:
-        self.session.lock()
-        self.unlock_screen.show_create()
+    def new_vault(self) -> QMessageBox | None:
+        """File › New Vault…: the page that creates one. With a vault open it asks first
+        (window-modal, without a nested event loop), since creating one locks this one."""
+        if not self.session.is_open:
+            self.unlock_screen.show_create()
+            return None
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "New vault",
+            "Lock this vault and create a new one?",
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
+        box.setInformativeText(
+            "This vault stays as it is; open it again with its passphrase whenever you like."
+        )
+        create = box.addButton("&Lock and Create…", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(box.addButton(QMessageBox.StandardButton.Cancel))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def answered(button: object) -> None:
+            if button is create:
+                self.session.lock()
+                self.unlock_screen.show_create()
+
+        box.buttonClicked.connect(answered)
+        box.open()
+        return box
 
     def open_vault(self) -> None:
         start = str(self.session.path.parent) if self.session.path else ""

@@ -1,7 +1,9 @@
 """The window's menus and toolbar: File (vaults, adding, New, capture, export, lock,
 settings, quit), Edit (undo, the clipboard, find), View (the palette, the library, the graph,
 the docks) and Help (the guide, the keys, the welcome, about). The command palette and the
-shortcut list read these menus, so an action added here is found there too.
+shortcut list read these menus, so an action added here is found there too. The palette also
+lists each page of Settings (``settings_pages``: "theme" finds Appearance), and puts what a
+person seldom means (a new or another vault, the sample, quitting) after everyday commands.
 
 The window is the host: ``MenuHost`` names what of it the menus call, and ``build_menus``
 answers with the actions the window keeps (``Menus``).
@@ -18,6 +20,7 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMenuBar, QToolBar
 
 from cairn.ui.base.session import Session
+from cairn.ui.shell.command_palette import Command, rarely_used
 from cairn.ui.shell.edit_menu import EditActions
 from cairn.ui.shell.new_menu import NewMenu
 from cairn.ui.shell.welcome import Welcome
@@ -32,6 +35,18 @@ CAPTURE_KEYS, LOCK_KEYS, FIND_KEYS, PALETTE_KEYS, GRAPH_KEYS = (
     "Ctrl+P",
     "Ctrl+G",
 )
+# The pages of Settings as the palette lists them: the dialog's name for each, and the words a
+# person may look for it by. A name the dialog does not have opens Settings at its first page.
+SETTINGS_PAGES = (
+    ("Appearance", "theme, text size"),
+    ("Security", "passphrase, auto-lock"),
+    ("Memory", "duplicates, what is kept"),
+    ("Backup", "back up, restore"),
+    ("Reading files", "scans, OCR languages, recordings"),
+    ("Watched folders", "folders kept up to date"),
+    ("Search", "search by meaning, vectors"),
+    ("Graph server", "local programs, tokens, port"),
+)
 
 
 class MenuHost(Protocol):
@@ -44,7 +59,7 @@ class MenuHost(Protocol):
 
     def menuBar(self) -> QMenuBar: ...
     def addToolBar(self, title: str) -> QToolBar: ...
-    def new_vault(self) -> None: ...
+    def new_vault(self) -> object: ...
     def open_vault(self) -> None: ...
     def add_files(self) -> object: ...
     def add_folder(self) -> object: ...
@@ -54,6 +69,7 @@ class MenuHost(Protocol):
     def export(self) -> object: ...
     def lock(self) -> None: ...
     def open_settings(self) -> object: ...
+    def open_settings_page(self, name: str) -> object: ...
     def quit(self) -> None: ...
     def focus_search(self) -> None: ...
     def open_command_palette(self) -> object: ...
@@ -78,6 +94,7 @@ class Menus:
     palette: QAction
     graph: QAction
     needs_vault: list[QAction] = field(default_factory=list)
+    settings_pages: list[Command] = field(default_factory=list)  # for the palette alone
 
 
 class _Actions:
@@ -111,8 +128,8 @@ def build_menus(host: MenuHost, owner: QMainWindow) -> Menus:
     standard = QKeySequence.StandardKey
     bar = host.menuBar()
     file_menu = bar.addMenu("&File")
-    file_menu.addAction(a("New &Vault…", host.new_vault))
-    file_menu.addAction(a("&Open Vault…", host.open_vault, standard.Open))
+    file_menu.addAction(rarely_used(a("New &Vault…", host.new_vault)))
+    file_menu.addAction(rarely_used(a("&Open Vault…", host.open_vault, standard.Open)))
     file_menu.addSeparator()
     file_menu.addAction(a("Add &Files…", host.add_files, ADD_FILES_KEYS, needs_vault=True))
     file_menu.addAction(a("Add Fol&der…", host.add_folder, ADD_FOLDER_KEYS, needs_vault=True))
@@ -133,7 +150,7 @@ def build_menus(host: MenuHost, owner: QMainWindow) -> Menus:
         settings.setShortcut(QKeySequence("Ctrl+,"))
     file_menu.addAction(settings)
     file_menu.addSeparator()
-    quit_action = a("&Quit", host.quit, standard.Quit)
+    quit_action = rarely_used(a("&Quit", host.quit, standard.Quit))
     quit_action.setMenuRole(QAction.MenuRole.QuitRole)
     file_menu.addAction(quit_action)
 
@@ -174,10 +191,21 @@ def build_menus(host: MenuHost, owner: QMainWindow) -> Menus:
     help_menu.addAction(a("&Keyboard Shortcuts", host.show_shortcuts))
     help_menu.addSeparator()
     help_menu.addActions(host.welcome.actions)  # Welcome, Try and Remove the Sample
+    rarely_used(host.welcome.try_action)
+    rarely_used(host.welcome.remove_action)
     help_menu.addSeparator()
     about = a("&About Cairn", host.about)
     about.setMenuRole(QAction.MenuRole.AboutRole)
     help_menu.addAction(about)
+    pages = [_settings_page(a, host, name, words) for name, words in SETTINGS_PAGES]
     return Menus(
-        new_note, new_menu, capture, export, lock, edit, find, palette, graph, a.needs_vault
+        new_note, new_menu, capture, export, lock, edit, find, palette, graph, a.needs_vault, pages
+    )
+
+
+def _settings_page(a: _Actions, host: MenuHost, name: str, words: str) -> Command:
+    """The palette's command that opens Settings at page ``name``, found by ``words`` too."""
+    text = f"{name} ({words})"
+    return Command(
+        a(text, lambda: host.open_settings_page(name), needs_vault=True), ("Settings", text)
     )

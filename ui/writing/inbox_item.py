@@ -6,8 +6,9 @@ with the text (its first line as the title), so the person can fill in the attri
 (a birthday, a due date); this dialog waits hidden meanwhile, and comes back with the text if
 the form is closed without saving. A memory made from a capture keeps the text as edited
 (``MemoryService.inbox_promote`` with ``body``). Discarding keeps the capture in the vault as
-discarded, so a slip loses nothing; only Forget deletes. The dialog stays open with the text
-until the vault has it.
+discarded, so a slip loses nothing, says so in the window's status bar (``told``) and is
+recorded for Edit › Undo, which puts the capture back in the inbox; only Forget deletes. The
+dialog stays open with the text until the vault has it.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def _promote(service: MemoryService, item_id: str, type_name: str, text: str) ->
 class InboxItemDialog(QDialog):
     promoted = Signal(str)  # the id of the memory it became
     discarded = Signal(str)  # the capture's id
+    told = Signal(str)  # what happened, for the window's status bar
     open_requested = Signal(str)  # the form the capture went to asked to show its memory
 
     def __init__(self, session: Session, item_id: str, parent: QWidget | None = None) -> None:
@@ -198,9 +200,15 @@ class InboxItemDialog(QDialog):
             return
         self._set_busy(True)
 
-        def gone(_item: InboxItem) -> None:
+        def gone(item: InboxItem) -> None:
             self._set_busy(False)
+            what = first_line(item.text)
+            if self.session.undo_history is not None:
+                self.session.undo_history.record_discard(self.item_id, what)
             self.session.changed.emit()
+            self.told.emit(
+                f"Discarded “{what}”; it is kept as discarded (Edit › Undo brings it back)."
+            )
             self.discarded.emit(self.item_id)
             self.accept()
 

@@ -1,6 +1,11 @@
 """The note editor (File › New › Note, Ctrl+Shift+N): a title, tags, and a Markdown body with a
 preview, ``[[`` completing the names the vault knows.
 
+The completion asks the vault as the name after ``[[`` grows (``MemoryService.titles_like``: the
+whole vault, the titles that start with it first), in a worker, a moment after the last key;
+the newest answer wins, and what is shown meanwhile narrows with each letter. Enter or Tab
+takes the suggestion chosen, the first one unless Up or Down chose another; Esc closes the list.
+
 The first Save writes a Note (through the dedup gate, like any write); each later Save with
 changes makes one new version that supersedes the last (``MemoryService.revise``), so the note's
 links and history stay and typing never makes a version per keystroke. Closing with unsaved
@@ -12,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCompleter,
@@ -37,7 +42,9 @@ from cairn.ui.base.session import Session
 from cairn.ui.writing.markdown import OPEN_LINK, MarkdownHighlighter
 from cairn.ui.writing.unsaved import ask_to_save
 
-NAMES_LIMIT = 500  # the newest memories' titles complete [[ ; more would only slow the popup
+NAMES_LIMIT = 20  # the names a [[ offers at once: the best matches, from the whole vault
+SAVED = "Saved."
+COMPLETE_DELAY_MS = 80  # the vault is asked once typing pauses this long, not at every key
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
 
@@ -51,9 +58,8 @@ def parse_tags(text: str) -> list[str]:
     return tags
 
 
-def _known_names(service: MemoryService) -> list[str]:
-    nodes = service.list_memories(scopes=service.scopes(), limit=NAMES_LIMIT)
-    return sorted({node.title for node in nodes if node.title}, key=str.casefold)
+def _names_like(service: MemoryService, typed: str) -> list[str]:
+    return service.titles_like(typed, scopes=service.scopes(), limit=NAMES_LIMIT)
 
 
 def _write_note(service: MemoryService, title: str, body: str, tags: list[str], scope: str) -> str:
@@ -72,6 +78,31 @@ def _revise_note(
         node_id, title, body, scopes=service.scopes(), attrs={"tags": tags}
     )
     return history.chain[-1].id
+
+
+class NoteBody(QPlainTextEdit):
+    """The note's text. While the ``[[`` names show, the keys that choose among them are left
+    to the completer (a text field would take Enter and Tab as a new line and a tab): Enter or
+    Tab takes the name chosen, Esc closes the list."""
+
+    COMPLETER_KEYS = (
+        Qt.Key.Key_Return,
+        Qt.Key.Key_Enter,
+        Qt.Key.Key_Tab,
+        Qt.Key.Key_Backtab,
+        Qt.Key.Key_Escape,
+    )
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.completer: QCompleter | None = None
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        popup = self.completer.popup() if self.completer is not None else None
+        if popup is not None and popup.isVisible() and event.key() in self.COMPLETER_KEYS:
+            event.ignore()  # the completer's own handling follows
+            return
+        super().keyPressEvent(event)
 
 
 class NoteEditor(QDialog):
@@ -101,7 +132,7 @@ class NoteEditor(QDialog):
         self.tags = QLineEdit(", ".join(_tags_of(node)))
         self.tags.setPlaceholderText("tags, separated by commas")
         self.tags.setAccessibleName("Tags")
-        self.body = QPlainTextEdit(node.body if node else "")
+        self.body = NoteBody(node.body if node else "")
         self.body.setPlaceholderText(
             "Write in Markdown. Type [[ to link a person, place, project or note you have."
         )
@@ -120,9 +151,16 @@ class NoteEditor(QDialog):
         self.names = QStringListModel(self)
         self.completer = QCompleter(self.names, self)
         self.completer.setWidget(self.body)
-        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.body.completer = self.completer
+        # The vault chose and ranked the names: the list shows them as they came.
+        self.completer.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
         self.completer.activated.connect(self.insert_link)
+        self._popup().setAccessibleName("Names to link")
+        self._asked = 0  # the generation of the newest question: only its answer is shown
+        self._ask_later = QTimer(self)
+        self._ask_later.setSingleShot(True)
+        self._ask_later.setInterval(COMPLETE_DELAY_MS)
+        self._ask_later.timeout.connect(self.complete_now)
         self.body.textChanged.connect(self._maybe_complete)
 
         self.buttons = QDialogButtonBox(
@@ -153,7 +191,6 @@ class NoteEditor(QDialog):
         self.body.textChanged.connect(self._update)
         session.locked.connect(self._locked)
         self._update()
-        self._load_names()
         (self.body if node else self.title).setFocus()
 
     # -- state --------------------------------------------------------------------------------
@@ -166,6 +203,8 @@ class NoteEditor(QDialog):
         return self._state() != self._saved_state
 
     def _update(self) -> None:
+        if self.dirty and self.notice.text() == SAVED:
+            self.notice.clear()  # changed again since: no longer saved
         ready = bool(self.title.text().strip()) and self.dirty and not self._saving
         self.save_button.setEnabled(ready and self.session.is_open)
         self.setWindowTitle(
@@ -213,7 +252,7 @@ class NoteEditor(QDialog):
             history.record_edit(edited, node_id, state[0], state[1], {"tags": tags})
         self.node_id = node_id
         self._saved_state = state
-        self.notice.show_info("Saved.")
+        self.notice.show_info(SAVED)
         self._update()
         self.saved.emit(node_id)
         self.session.changed.emit()
@@ -265,18 +304,6 @@ class NoteEditor(QDialog):
         if self.tabs.widget(index) is self.preview:
             self.preview.setMarkdown(self.body.toPlainText())
 
-    def _load_names(self) -> None:
-        service = self.session.service
-        if service is not None:
-            # Without the names [[ simply completes nothing: the note can still be written.
-            call_in_worker(
-                self,
-                _known_names,
-                service,
-                on_done=self.names.setStringList,
-                on_failed=lambda _sentence: None,
-            )
-
     def _popup(self) -> QAbstractItemView:
         popup = self.completer.popup()
         assert popup is not None  # a completer always has its list
@@ -290,14 +317,49 @@ class NoteEditor(QDialog):
         return match.group(1) if match else None
 
     def _maybe_complete(self) -> None:
+        """A key in the body: narrow the names shown to those that still fit, and ask the vault
+        for the best ones once typing pauses."""
         typed = self._typed_link()
-        if typed is None:
+        if not typed or not typed.strip():
+            self._ask_later.stop()
+            self._asked += 1  # an answer on its way is for a name no longer being typed
             self._popup().hide()
             return
-        self.completer.setCompletionPrefix(typed)
+        needle = typed.casefold()
+        fitting = [name for name in self.names.stringList() if needle in name.casefold()]
+        self._show_names(fitting)
+        self._ask_later.start()
+
+    def complete_now(self) -> None:
+        """Ask the vault for the names that match what follows the open ``[[`` (in a worker;
+        a later question's answer replaces this one's, which is then dropped)."""
+        self._ask_later.stop()
+        service, typed = self.session.service, self._typed_link()
+        if service is None or not typed or not typed.strip():
+            return
+        self._asked += 1
+        asked = self._asked
+
+        def answered(names: list[str]) -> None:
+            if asked == self._asked and self._typed_link() == typed:
+                self._show_names(names)
+
+        # Without the names [[ simply completes nothing: the note can still be written.
+        call_in_worker(
+            self, _names_like, service, typed, on_done=answered, on_failed=lambda _: None
+        )
+
+    def _show_names(self, names: list[str]) -> None:
+        """Show ``names`` under the cursor, the first one chosen: Enter or Tab takes it."""
+        self.names.setStringList(names)
+        popup = self._popup()
+        if not names:
+            popup.hide()
+            return
         rect = self.body.cursorRect()
-        rect.setWidth(max(240, self._popup().sizeHintForColumn(0) + 24))
+        rect.setWidth(max(240, popup.sizeHintForColumn(0) + 24))
         self.completer.complete(rect)
+        popup.setCurrentIndex(self.completer.completionModel().index(0, 0))
 
     def insert_link(self, name: str) -> None:
         """Finish the ``[[`` being typed with ``name]]``."""

@@ -7,15 +7,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from cairn.app.ingestion.request import IngestRequest
 from cairn.ui.base.session import Session
 from cairn.ui.detail.pane import DetailPane
 from cairn.ui.memory.forget_question import forget_warning
 from cairn.ui.memory.open_at import file_url, missing_file_text, plan_open
-from cairn.ui.memory.pickers import LinkDialog, allowed_links
+from cairn.ui.memory.pickers import (
+    LinkDialog,
+    MemoryPicker,
+    allowed_links,
+    likely_link,
+    relation_words,
+)
 from cairn.ui.writing.memory_form import MemoryForm
 from cairn.ui.writing.note_editor import NoteEditor
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
@@ -228,21 +234,20 @@ def test_forget_asks_first_then_removes(qtbot: Any, open_session: Session) -> No
     warning = forget_warning(detail)
     assert "cannot be undone" in warning and "Sailing course" in warning
 
-    def answer(role: QMessageBox.ButtonRole) -> None:
-        box = QApplication.activeModalWidget()
-        assert isinstance(box, QMessageBox) and box.text() == warning
+    def answer(box: QMessageBox | None, role: QMessageBox.ButtonRole) -> None:
+        assert box is not None and box.isVisible() and box.text() == warning
+        assert box.isModal()  # window-modal, opened without a nested event loop
         button = next(b for b in box.buttons() if box.buttonRole(b) == role)
         button.click()
 
-    QTimer.singleShot(0, lambda: answer(QMessageBox.ButtonRole.RejectRole))
-    pane.forget_current()  # cancelled: nothing happens
+    answer(pane.forget_current(), QMessageBox.ButtonRole.RejectRole)  # cancelled: nothing goes
     assert service.get([ids["note"]], scopes=service.scopes()).nodes
+    qtbot.waitUntil(lambda: not pane.findChildren(QMessageBox))  # the question did not stay
 
     forgotten: list[str] = []
     pane.node_forgotten.connect(forgotten.append)
-    QTimer.singleShot(0, lambda: answer(QMessageBox.ButtonRole.DestructiveRole))
     with qtbot.waitSignal(pane.action_done, timeout=WAIT_MS):
-        pane.forget_current()
+        answer(pane.forget_current(), QMessageBox.ButtonRole.DestructiveRole)
     assert forgotten == [ids["note"]]
     assert service.get([ids["note"]], scopes=service.scopes()).missing == [ids["note"]]
     hits = service.search("sailing course", scopes=service.scopes(), limit=25).results
@@ -319,6 +324,68 @@ def test_link_dialog_offers_only_what_the_pack_allows(qtbot: Any, open_session: 
     assert chosen is not None
     row, option = chosen
     assert row.node_id == ids["person"] and option.edge_type in {o.edge_type for o in options}
+    # The choice made first is the likely one, not the alphabetically first.
+    assert (option.edge_type, option.outgoing) == ("involves", True)
+    assert dialog.relation.currentText() == "this note — involves → Bruno Keel"
+    assert dialog.relation.toolTip() == "Sailing course — involves → Bruno Keel"
+    assert dialog.relation.accessibleName() == "How they are related"
+
+
+def test_link_choices_are_short_with_the_direction_said_once(open_session: Session) -> None:
+    pack = service_of(open_session).pack_rules()
+    long_title = "Marta Lindqvist from the garden club lends me her ladder"
+    fact_title = "The wifi password at the cabin is on the fridge"
+    options = allowed_links(pack, "Fact", fact_title, "Person", long_title)
+    labels = [option.label for option in options]
+    assert "this fact — involves → Marta Lindqvist from the garden…" in labels
+    assert "this fact — relates to — Marta Lindqvist from the garden…" in labels
+    assert all(len(label) <= 72 for label in labels)
+    assert all(label.count("→") + label.count("—") == 2 for label in labels)
+    assert all(fact_title not in label for label in labels)  # said as "this fact"
+    involves = next(o for o in options if o.edge_type == "involves")
+    assert involves.sentence == f"{fact_title} — involves → {long_title}"
+
+    def likely(this: str, other: str) -> tuple[str, bool, str]:
+        choices = allowed_links(pack, this, "This", other, "Other")
+        chosen = choices[likely_link(pack, choices, this, other)]
+        return chosen.edge_type, chosen.outgoing, chosen.label
+
+    assert likely("Fact", "Person") == ("involves", True, "this fact — involves → Other")
+    assert likely("Person", "Organization")[:2] == ("works_at", True)
+    assert likely("Person", "Person") == ("knows", True, "this person — knows — Other")
+    assert likely("Person", "Project") == ("involves", False, "Other — involves → this person")
+    assert likely("Note", "Note")[:2] == ("references", True)
+    assert likely("Fact", "Fact")[:2] == ("references", True)  # a fact is not "involved"
+    assert relation_words("part_of") == "is part of" and relation_words("mentions") == "mentions"
+
+
+def test_replace_with_asks_in_a_dialog_that_goes_once_used(
+    qtbot: Any, open_session: Session
+) -> None:
+    ids = seed(open_session)
+    service = service_of(open_session)
+    newer = service.write("Fact", "Club fee 2025", "From 2025 the yacht club fee is 140 euros.")
+    pane = make_pane(qtbot, open_session)
+    show(qtbot, pane, ids["fact"])
+    picker = pane.supersede_current()
+    assert picker is not None and picker.isVisible() and picker.isModal()
+    qtbot.keyClicks(picker.search_field, "club fee 2025")
+    picker.search_now()
+    qtbot.waitUntil(lambda: picker.model.rowCount() > 0, timeout=WAIT_MS)
+    rows = [picker.model.row_at(picker.model.index(r, 0)) for r in range(picker.model.rowCount())]
+    picker.results_view.setCurrentIndex(
+        picker.model.index([r.node_id for r in rows].index(newer.id), 0)
+    )
+    with qtbot.waitSignals([pane.action_done, pane.loaded], timeout=WAIT_MS):
+        picker.accept()
+    assert pane.current_node_id == newer.id
+    qtbot.waitUntil(lambda: not pane.findChildren(MemoryPicker))  # deleted once closed
+    picker = pane.supersede_current()
+    assert picker is not None
+    picker.reject()  # cancelled: nothing changes, and it goes too
+    qtbot.waitUntil(lambda: not pane.findChildren(MemoryPicker))
+    chain = service.history(ids["fact"], scopes=service.scopes()).chain
+    assert [entry.id for entry in chain] == [ids["fact"], newer.id]
 
 
 def test_lock_clears_the_pane(qtbot: Any, open_session: Session) -> None:

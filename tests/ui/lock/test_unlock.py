@@ -15,7 +15,8 @@ from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import Strength, estimate
-from cairn.ui.lock.unlock import UnlockScreen
+from cairn.ui.lock.unlock import DOES_NOT_OPEN, UnlockScreen
+from cairn.ui.shell.main_window import MainWindow
 from tests.conftest import PASSPHRASE
 from tests.ui.lock import fake_keyring
 
@@ -112,22 +113,56 @@ def test_wrong_passphrase_says_so_and_allows_a_retry(
     session = Session()
     screen = UnlockScreen(session, preferences)
     qtbot.addWidget(screen)
+    screen.show()
     assert screen.pages.currentIndex() == 0
     assert screen.selected_vault() == vault
 
     qtbot.keyClicks(screen.passphrase, "not the passphrase")
-    with qtbot.waitSignal(session.failed, timeout=OPEN_TIMEOUT_MS):
+    with qtbot.waitSignal(session.wrong_passphrase, timeout=OPEN_TIMEOUT_MS) as refused:
         qtbot.keyClick(screen.passphrase, Qt.Key.Key_Return)
-    assert "Wrong passphrase" in screen.open_notice.text()
+    # First, plainly, what a typo needs; the vault's longer explanation only behind More….
+    assert screen.open_notice.text() == DOES_NOT_OPEN
+    assert screen.more_button.isVisible() and not screen.explanation.isVisible()
+    assert "Wrong passphrase for" in refused.args[0]
     assert screen.pages.isEnabled() and not screen.busy
     assert screen.passphrase.selectedText() == "not the passphrase"  # typed over at once
+    qtbot.mouseClick(screen.more_button, Qt.MouseButton.LeftButton)
+    assert screen.explanation.isVisible() and screen.explanation.text() == refused.args[0]
+    assert not screen.more_button.isVisible()
+
+    qtbot.keyClicks(screen.passphrase, "still not it")  # typing again: the notice goes
+    assert not screen.open_notice.isVisible() and not screen.explanation.isVisible()
+    with qtbot.waitSignal(session.wrong_passphrase, timeout=OPEN_TIMEOUT_MS):
+        qtbot.keyClick(screen.passphrase, Qt.Key.Key_Return)
+    # The second time in a row, the explanation shows without asking.
+    assert screen.open_notice.text() == DOES_NOT_OPEN
+    assert screen.explanation.isVisible() and not screen.more_button.isVisible()
+    assert "not a Cairn vault" in screen.explanation.text()
 
     qtbot.keyClicks(screen.passphrase, PASSPHRASE)
     with qtbot.waitSignal(session.unlocked, timeout=OPEN_TIMEOUT_MS):
         qtbot.mouseClick(screen.unlock_button, Qt.MouseButton.LeftButton)
     assert session.is_open and session.path == vault
     assert screen.passphrase.text() == ""
+    assert not screen.open_notice.isVisible() and not screen.explanation.isVisible()
     session.lock()
+
+
+def test_in_the_window_a_typo_after_a_lock_is_said_plainly(qtbot, window: MainWindow) -> None:
+    screen = window.unlock_screen
+    with qtbot.waitSignal(window.session.locked):
+        window.lock()
+    assert screen.isVisible() and screen.selected_vault() == window.session.path
+    qtbot.keyClicks(screen.passphrase, PASSPHRASE.upper())  # Caps Lock was on
+    with qtbot.waitSignal(window.session.wrong_passphrase, timeout=OPEN_TIMEOUT_MS):
+        qtbot.keyClick(screen.passphrase, Qt.Key.Key_Return)
+    assert screen.open_notice.isVisible() and screen.open_notice.text() == DOES_NOT_OPEN
+    assert screen.more_button.isVisible() and screen.more_button.accessibleName()
+    assert window.stack.currentWidget() is screen and not window.session.is_open
+    screen.passphrase.setText(PASSPHRASE)
+    with qtbot.waitSignal(window.session.unlocked, timeout=OPEN_TIMEOUT_MS):
+        qtbot.keyClick(screen.passphrase, Qt.Key.Key_Return)
+    assert window.stack.currentWidget() is window.workspace.window
 
 
 def test_a_vault_damaged_in_its_first_page_says_damage_not_wrong_passphrase(

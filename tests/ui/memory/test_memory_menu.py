@@ -52,7 +52,15 @@ def test_a_links_menu_has_its_entries_and_they_act(qtbot: Any, window: MainWindo
     menu = _menu(qtbot, window, pane.links_list)
     assert menu.node_id == ids["ada"]
     # No file behind a memory written by hand: no Open File.
-    assert _texts(menu) == ["&Open", "Copy &Link", "Copy &ID", "Link &To…", "&Archive", "&Forget…"]
+    assert _texts(menu) == [
+        "&Open",
+        "Copy &Link",
+        "Copy &ID",
+        "Link &To…",
+        "&Remove Link",  # the entry is a link: it can go
+        "&Archive",
+        "&Forget…",
+    ]
     assert all(a.isEnabled() for a in menu.actions() if a.isVisible())
 
     menu.copy_link_action.trigger()
@@ -62,6 +70,49 @@ def test_a_links_menu_has_its_entries_and_they_act(qtbot: Any, window: MainWindo
     with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
         menu.open_action.trigger()  # the pane's own open request: the window shows it
     assert pane.current_node_id == ids["ada"]
+
+
+def test_remove_link_takes_that_link_away_and_undo_brings_it_back(
+    qtbot: Any, window: MainWindow
+) -> None:
+    ids = _seeded(qtbot, window)
+    service = window.session.service
+    pane = window.workspace.detail
+    service.link(ids["fee"], ids["note"], "references", scopes=ALL)
+    with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
+        window.open_node(ids["note"])
+    assert pane.links_list.labels() == ["→ involves: Ada Brook", "← references: Club fee"]
+
+    def links_of_note() -> list[tuple[str, str, str]]:
+        edges = service.get([ids["note"]], scopes=ALL, use=False).nodes[0].edges
+        return sorted((e.type, e.direction, e.other_id) for e in edges)
+
+    incoming = _menu(qtbot, window, pane.links_list, 1)  # a link into the note goes too
+    with qtbot.waitSignals([window.session.changed, pane.loaded], timeout=WAIT_MS):
+        incoming.remove_link_action.trigger()
+    assert links_of_note() == [("involves", "out", ids["ada"])]
+    assert window.undo_stack.undoText() == "Remove link to “Club fee”"
+    assert service.get([ids["fee"]], scopes=ALL).nodes  # the memories stay; only the link goes
+
+    outgoing = _menu(qtbot, window, pane.links_list, 0)
+    with qtbot.waitSignal(window.session.changed, timeout=WAIT_MS):
+        outgoing.remove_link_action.trigger()
+    assert links_of_note() == []
+    qtbot.waitUntil(lambda: pane.links_list.count() == 0, timeout=WAIT_MS)
+    with qtbot.waitSignal(window.undo_history.finished, timeout=WAIT_MS):
+        window.undo_stack.undo()
+    assert links_of_note() == [("involves", "out", ids["ada"])]
+    with qtbot.waitSignal(window.undo_history.finished, timeout=WAIT_MS):
+        window.undo_stack.undo()
+    assert links_of_note() == [("involves", "out", ids["ada"]), ("references", "in", ids["fee"])]
+    with qtbot.waitSignal(window.undo_history.finished, timeout=WAIT_MS):
+        window.undo_stack.redo()
+    assert links_of_note() == [("involves", "out", ids["ada"])]
+    # A version is not a link: its menu is the memory's, as everywhere else.
+    with qtbot.waitSignal(pane.action_done, timeout=WAIT_MS):
+        pane.save_edit("Sailing course", "Weekend course at the yacht club, in May.")
+    qtbot.waitUntil(lambda: pane.history_list.count() == 2, timeout=WAIT_MS)
+    assert "&Remove Link" not in _texts(_menu(qtbot, window, pane.history_list, 0))
 
 
 def test_archive_from_the_menu_is_undoable(qtbot: Any, window: MainWindow) -> None:
@@ -91,7 +142,7 @@ def test_link_to_from_the_menu_links_and_is_undoable(qtbot: Any, window: MainWin
         if "Club fee" in dialog.model.row_at(dialog.model.index(r, 0)).title
     )
     dialog.results_view.setCurrentIndex(dialog.model.index(row, 0))
-    involves = dialog.relation.findText("Club fee → involves → Ada Brook")
+    involves = dialog.relation.findText("Club fee — involves → this person")
     assert involves >= 0
     dialog.relation.setCurrentIndex(involves)
     with qtbot.waitSignal(window.session.changed, timeout=WAIT_MS):
@@ -224,6 +275,7 @@ def test_a_result_rows_menu_is_the_memorys_and_opens_it(qtbot: Any, window: Main
     with qtbot.waitSignal(menu.loaded, timeout=WAIT_MS):
         pass
     assert "Copy &Link" in _texts(menu) and "&Forget…" in _texts(menu)
+    assert "&Remove Link" not in _texts(menu)  # a memory found, not a link
     with qtbot.waitSignal(window.workspace.detail.loaded, timeout=WAIT_MS):
         menu.open_action.trigger()
     assert window.workspace.detail.current_node_id == ids["fee"]
@@ -244,5 +296,5 @@ def test_a_graph_nodes_menu_is_the_memorys(qtbot: Any, window: MainWindow) -> No
     assert menu is not None and menu.node_id == ids["ada"]
     with qtbot.waitSignal(menu.loaded, timeout=WAIT_MS):
         pass
-    assert "Link &To…" in _texts(menu)
+    assert "Link &To…" in _texts(menu) and "&Remove Link" not in _texts(menu)
     assert graph.node_menu(None) is None  # no node under the pointer: no menu

@@ -3,10 +3,12 @@ filtered by typing, run with Enter, closed with Esc; what cannot run now is said
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication
 
+from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.command_palette import (
     UNAVAILABLE,
@@ -16,6 +18,7 @@ from cairn.ui.shell.command_palette import (
     plain,
 )
 from cairn.ui.shell.main_window import MainWindow
+from cairn.ui.shell.menus import SETTINGS_PAGES
 
 
 def _open(qtbot, window: MainWindow) -> CommandPalette:
@@ -37,10 +40,11 @@ def test_ctrl_p_lists_every_menu_action_with_its_path_and_shortcut(
     assert shown["Edit › Find"] == ("Ctrl+K", True)  # its first keys, as its menu shows
     assert shown["Help › About Cairn"] == ("", True)
     assert shown["View › Library (on)"][1]
-    # Every action of every menu is there, without mnemonics.
+    # Every action of every menu is there, without mnemonics, and each page of Settings.
     menus = [c.path for c in menu_commands(window.menuBar())]
-    assert len(shown) == len(menus)
+    assert len(shown) == len(menus) + len(SETTINGS_PAGES)
     assert all("&" not in label for label in shown)
+    assert shown["Settings › Appearance (theme, text size)"] == ("", True)
 
 
 def test_an_action_added_to_a_menu_later_is_listed_without_registering(
@@ -82,6 +86,46 @@ def test_letters_in_order_find_a_command_and_arrows_choose(qtbot, window: MainWi
     assert palette.list.currentItem().text(0) != first
     qtbot.keyClick(palette.filter, Qt.Key.Key_Up)
     assert palette.list.currentItem().text(0) == first
+
+
+def test_new_lists_everyday_commands_before_a_new_vault(qtbot, window: MainWindow) -> None:
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "new")
+    labels = [row[0] for row in palette.shown_commands()]
+    assert labels[0] == "File › New › Note…"
+    assert labels[-1] == "File › New Vault…"  # it locks the vault open: seldom what is meant
+    assert all(label.startswith("File › New") for label in labels)
+    palette.filter.clear()
+    # Nothing typed: menu order, but what is seldom meant after what can run every day.
+    runnable = [row[0] for row in palette.shown_commands() if row[2]]
+    seldom = {"File › New Vault…", "File › Open Vault…", "File › Quit"}
+    seldom |= {"Help › Try the Sample Vault", "Help › Remove the Sample…"} & set(runnable)
+    assert set(runnable[-len(seldom) :]) == seldom
+    assert runnable.index("File › Add Files…") < runnable.index("File › Open Vault…")
+
+
+def test_letters_in_order_count_only_when_no_command_has_the_word(
+    qtbot, window: MainWindow
+) -> None:
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, "theme")
+    assert [row[0] for row in palette.shown_commands()] == [
+        "Settings › Appearance (theme, text size)"
+    ]  # not "Try the Sample Vault", whose letters are in order too
+    assert match_score("theme", "Help › Try the Sample Vault") == 1
+    assert match_score("theme", "Help › Try the Sample Vault", in_order=False) is None
+
+
+@pytest.mark.parametrize("name", [name for name, _words in SETTINGS_PAGES])
+def test_each_settings_page_opens_from_the_palette(qtbot, window: MainWindow, name: str) -> None:
+    palette = _open(qtbot, window)
+    qtbot.keyClicks(palette.filter, name)
+    assert palette.shown_commands()[0][0].startswith(f"Settings › {name} (")
+    qtbot.keyClick(palette.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.findChild(SettingsDialog) is not None)
+    dialog = window.findChild(SettingsDialog)
+    assert dialog.page_list.currentItem().text() == name
+    dialog.reject()
 
 
 def test_an_edit_command_acts_on_the_field_that_had_the_focus(qtbot, window: MainWindow) -> None:

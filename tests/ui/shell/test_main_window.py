@@ -8,13 +8,21 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QByteArray, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QSplitter, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QWidget,
+)
 
 from cairn.app.models import SearchFilter
 from cairn.app.portability.leftovers import Swept
 from cairn.storage.errors import VaultClosed
 from cairn.ui.base.preferences import Preferences
 from cairn.ui.base.session import Session
+from cairn.ui.shell import main_window
 from cairn.ui.shell.capture import QuickCaptureDialog
 from cairn.ui.shell.main_window import MainWindow
 
@@ -109,15 +117,49 @@ def test_ctrl_n_opens_quick_capture(qtbot, window: MainWindow) -> None:
     QApplication.activeModalWidget().reject()
 
 
-def test_new_vault_locks_and_offers_to_create_one(qtbot, window: MainWindow) -> None:
+def test_what_the_status_bar_says_of_a_capture_goes_after_a_while(
+    qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(main_window, "STATUS_MESSAGE_MS", 200)
+    capture = window.quick_capture()
+    assert capture is not None
+    capture.text.setPlainText("Call the glazier about the shed window")
+    with qtbot.waitSignal(capture.captured, timeout=10_000) as captured:
+        capture.capture()
+    assert window.statusBar().currentMessage() == "Captured to the inbox."
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "", timeout=5_000)
+
+    item = window.open_inbox_item(captured.args[0].id)
+    assert item is not None
+    qtbot.waitUntil(lambda: item.discard_button.isEnabled(), timeout=10_000)
+    with qtbot.waitSignal(item.promoted, timeout=15_000):
+        item.promote("Note")
+    assert window.statusBar().currentMessage() == "Made a memory of the capture."
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "", timeout=5_000)
+
+
+def test_new_vault_asks_before_it_locks_then_offers_to_create_one(
+    qtbot, window: MainWindow
+) -> None:
     vault = window.session.path
+    box = window.new_vault()
+    assert box is not None and box.isVisible() and box.isModal()
+    assert box.text() == "Lock this vault and create a new one?"
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert window.session.is_open  # asked, not done
+    assert window.stack.currentWidget() is window.workspace.window
+
+    box = window.new_vault()
+    assert box is not None
+    [create] = [b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.AcceptRole]
     with qtbot.waitSignal(window.session.locked):
-        window.new_vault()
+        create.click()
     assert window.stack.currentWidget() is window.unlock_screen
     assert window.unlock_screen.pages.currentIndex() == 1
     assert not window.unlock_screen.lock_notice.isVisible()  # it locked for the new vault
     new_location = Path(window.unlock_screen.location.text())
     assert new_location != vault and not new_location.exists()
+    assert window.new_vault() is None  # locked: nothing to ask, the page is there
 
 
 def test_the_window_layout_comes_back_on_the_next_run(qtbot, open_session: Session) -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from cairn.ui.memory.pickers import LinkDialog
 from cairn.ui.shell.main_window import MainWindow
 from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
@@ -187,3 +189,73 @@ def test_a_note_saved_in_the_note_editor_is_undone_and_redone(
     chain = service.history(old.id, scopes=ALL).chain
     assert chain[-1].body == "Fire to cone 5; cone 6 crazed the glaze."
     assert service.get([chain[-1].id], scopes=ALL).nodes[0].node.attrs["tags"] == ["pottery"]
+
+
+def _pick(qtbot: Any, dialog: Any, words: str, title: str) -> None:
+    """Search ``words`` in a picker and choose the row titled ``title``."""
+    dialog.search_field.setText(words)
+    dialog.search_now()
+    qtbot.waitUntil(lambda: dialog.model.rowCount() > 0, timeout=WAIT_MS)
+    rows = [dialog.model.row_at(dialog.model.index(r, 0)) for r in range(dialog.model.rowCount())]
+    [row] = [r for r, found in enumerate(rows) if found.title == title]
+    dialog.results_view.setCurrentIndex(dialog.model.index(row, 0))
+
+
+def test_link_then_ctrl_z_takes_the_link_back(qtbot: Any, window: MainWindow) -> None:
+    service = _service(window)
+    fact = service.write("Fact", "Club fee", "The yacht club fee is 120 euros a year.").node
+    ada = service.write("Person", "Ada Brook", "Treasurer of the yacht club.").node
+    _shown(qtbot, window, fact.id)
+    pane = window.workspace.detail
+    window.activateWindow()
+    qtbot.waitActive(window)
+    pane.link_button.setFocus()
+    qtbot.keyClick(pane.link_button, Qt.Key.Key_Space)  # Link… from the keyboard
+    [dialog] = [d for d in pane.findChildren(LinkDialog) if d.isVisible()]
+    assert dialog.isModal() and dialog.testAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    _pick(qtbot, dialog, "Ada Brook", "Ada Brook")
+    with qtbot.waitSignals([pane.action_done, pane.loaded], timeout=WAIT_MS):
+        qtbot.keyClick(dialog.results_view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not pane.findChildren(LinkDialog))  # used, then gone
+
+    def linked() -> bool:
+        edges = service.get([fact.id], scopes=ALL, use=False).nodes[0].edges
+        return any(e.other_id == ada.id and e.type == "involves" for e in edges)
+
+    assert linked()
+    # The keyboard is back on Link…, not in the memory's read-only text, so Ctrl+Z is the
+    # window's Undo, named for the link. (The window is active again once its dialog is
+    # gone, as a window manager makes it; the offscreen platform needs telling.)
+    qtbot.waitUntil(lambda: window.focusWidget() is pane.link_button, timeout=WAIT_MS)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.link_button, timeout=WAIT_MS)
+    assert window.edit_actions.undo.isEnabled()
+    assert window.edit_actions.undo.text() == "&Undo Link to “Ada Brook”"
+    with qtbot.waitSignal(window.undo_history.finished, timeout=WAIT_MS):
+        qtbot.keyClick(pane.link_button, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert not linked()
+
+
+def test_in_the_memorys_read_only_text_ctrl_z_undoes_the_archive(
+    qtbot: Any, window: MainWindow
+) -> None:
+    service = _service(window)
+    seeds = service.write("Note", "Seeds", "Tomato seeds from the market stall.").node
+    _shown(qtbot, window, seeds.id)
+    pane = window.workspace.detail
+    _done(qtbot, window, pane.archive_current)
+    window.activateWindow()
+    qtbot.waitActive(window)
+    pane.text_view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is pane.text_view)
+    actions = window.edit_actions
+    actions.refresh()
+    assert actions.undo.isEnabled() and actions.undo.text() == "&Undo Archive “Seeds”"
+    assert not actions.paste.isEnabled()  # nothing is typed into a memory's text here
+    with qtbot.waitSignal(window.undo_history.finished, timeout=WAIT_MS):
+        qtbot.keyClick(pane.text_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert service.get([seeds.id], scopes=ALL, use=False).nodes[0].node.status == "active"
+    # Copy and Select All still act on the text.
+    actions.select_all.trigger()
+    actions.copy.trigger()
+    assert "Tomato seeds" in QApplication.clipboard().text()

@@ -136,3 +136,29 @@ def test_the_inbox_is_worked_from_the_keyboard_in_the_window(qtbot, window: Main
     person = service.get([promoted.args[0]], scopes=service.scopes()).nodes[0].node
     assert (person.type, person.attrs) == ("Person", {"phone": "0612 345 678"})
     assert [item.text for item in service.inbox_list(scopes=service.scopes())] == ["Buy stamps"]
+
+
+def test_a_discard_is_said_and_undone_in_the_window(qtbot, window: MainWindow) -> None:
+    service = window.session.service
+    scopes = service.scopes()
+    item = service.inbox_capture("a stray thought\nabout the shed roof")
+    dialog = window.open_inbox_item(item.id)
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.discard_button.isEnabled(), timeout=10_000)
+    with qtbot.waitSignal(dialog.discarded, timeout=10_000):
+        dialog.discard_button.click()
+    assert window.statusBar().currentMessage() == (
+        "Discarded “a stray thought”; it is kept as discarded (Edit › Undo brings it back)."
+    )
+    assert service.inbox_list(scopes=scopes) == []
+    assert window.undo_stack.undoText() == "Discard “a stray thought”"
+
+    with qtbot.waitSignal(window.undo_history.finished, timeout=10_000):
+        window.undo_stack.undo()
+    back = service.inbox_list(scopes=scopes)
+    assert [(i.id, i.state, i.text) for i in back] == [(item.id, "open", item.text)]
+    library = window.workspace.library
+    qtbot.waitUntil(lambda: library.counts().get("inbox") == 1, timeout=10_000)
+    with qtbot.waitSignal(window.undo_history.finished, timeout=10_000):
+        window.undo_stack.redo()
+    assert service.inbox_list(scopes=scopes) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 
 from cairn.ui.base.session import Session
 from cairn.ui.writing.note_editor import NoteEditor, parse_tags
@@ -47,6 +48,7 @@ def test_a_new_note_is_saved_once_then_as_versions_that_keep_links(
     assert editor.dirty
     first = _save(qtbot, editor)
     assert not editor.dirty and not editor.save_button.isEnabled()  # no version per keystroke
+    assert editor.notice.isVisibleTo(editor) and editor.notice.text() == "Saved."
 
     note = service.get([first], scopes=scopes).nodes[0]
     assert (note.node.type, note.node.title) == ("Note", "Ferry times")
@@ -55,7 +57,9 @@ def test_a_new_note_is_saved_once_then_as_versions_that_keep_links(
     assert place.id in linked
 
     qtbot.keyClicks(editor.body, " On Sundays at 8:00.")
+    assert not editor.notice.isVisibleTo(editor)  # changed since: not "Saved." any more
     second = _save(qtbot, editor)
+    assert editor.notice.text() == "Saved."
     assert second != first
     chain = service.history(second, scopes=scopes).chain
     assert [entry.id for entry in chain] == [first, second]
@@ -65,20 +69,70 @@ def test_a_new_note_is_saved_once_then_as_versions_that_keep_links(
     assert newest.node.attrs["tags"] == ["travel", "island"]
 
 
+def _names_shown(qtbot, editor: NoteEditor, first: str) -> None:
+    """Wait until the vault's answer is in and the popup shows it, ``first`` chosen."""
+    popup = editor.completer.popup()
+    qtbot.waitUntil(
+        lambda: popup.isVisible() and popup.currentIndex().data() == first, timeout=10_000
+    )
+
+
 # The completer's popup asks the offscreen platform for what only a real screen does.
 @pytest.mark.qt_log_ignore("This plugin does not support")
-def test_double_bracket_completes_a_known_name(qtbot, open_session: Session) -> None:
-    open_session.service.write("Person", "Marguerite Okafor", "Runs the bakery.")
-    editor = NoteEditor(open_session)
-    qtbot.addWidget(editor)
-    editor.show()
-    qtbot.waitUntil(lambda: "Marguerite Okafor" in editor.names.stringList(), timeout=10_000)
-    qtbot.keyClicks(editor.body, "Bread from [[marg")
+@pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Tab])
+def test_double_bracket_offers_names_and_enter_or_tab_takes_the_first(
+    qtbot, open_session: Session, key: Qt.Key
+) -> None:
+    service = open_session.service
+    for title in ("Advanced Queries", "Queries", "Harbour Lane"):
+        service.write("Topic", title)
+    editor = _shown(qtbot, NoteEditor(open_session))
+    editor.body.setFocus()
+    qtbot.keyClicks(editor.body, "Inspired by [[quer")
+    _names_shown(qtbot, editor, "Queries")
+    assert editor.names.stringList() == ["Queries", "Advanced Queries"]
+    qtbot.keyClick(editor.completer.popup(), key)  # the popup has the keyboard while it shows
+    assert editor.body.toPlainText() == "Inspired by [[Queries]]"
+    assert not editor.completer.popup().isVisible()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")
+def test_down_then_enter_takes_the_next_name_and_esc_keeps_the_text(
+    qtbot, open_session: Session
+) -> None:
+    for title in ("Advanced Queries", "Queries"):
+        open_session.service.write("Topic", title)
+    editor = _shown(qtbot, NoteEditor(open_session))
+    editor.body.setFocus()
+    qtbot.keyClicks(editor.body, "[[quer")
+    _names_shown(qtbot, editor, "Queries")
     popup = editor.completer.popup()
-    qtbot.waitUntil(popup.isVisible)
-    assert editor.completer.currentCompletion() == "Marguerite Okafor"
-    editor.insert_link(editor.completer.currentCompletion())
-    assert editor.body.toPlainText() == "Bread from [[Marguerite Okafor]]"
+    qtbot.keyClick(popup, Qt.Key.Key_Escape)
+    assert not popup.isVisible() and editor.body.toPlainText() == "[[quer"
+    qtbot.keyClicks(editor.body, "i")
+    _names_shown(qtbot, editor, "Queries")
+    qtbot.keyClick(popup, Qt.Key.Key_Down)
+    qtbot.keyClick(popup, Qt.Key.Key_Return)
+    assert editor.body.toPlainText() == "[[Advanced Queries]]"
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")
+def test_the_names_follow_the_newest_typing(qtbot, open_session: Session) -> None:
+    for title in ("Harbour Lane", "Lantern festival"):
+        open_session.service.write("Topic", title)
+    editor = _shown(qtbot, NoteEditor(open_session))
+    editor.body.setPlainText("[[har")
+    editor.body.moveCursor(QTextCursor.MoveOperation.End)
+    editor.complete_now()  # its answer comes after the next question: it is dropped
+    editor.body.setPlainText("[[fest")
+    editor.body.moveCursor(QTextCursor.MoveOperation.End)
+    editor.complete_now()
+    _names_shown(qtbot, editor, "Lantern festival")
+    qtbot.wait(200)  # any answer still on its way has come
+    assert editor.names.stringList() == ["Lantern festival"]
+    # A name no longer typed (the [[ closed) shows nothing.
+    qtbot.keyClicks(editor.body, "]]")
+    assert not editor.completer.popup().isVisible()
 
 
 def test_the_preview_renders_markdown(qtbot, open_session: Session) -> None:
