@@ -24,7 +24,9 @@ MAX_LIMIT = 50
 # Titles fetched to rank at most: bounds the cost of one or two letters in a large vault. When
 # more contain the text, the titles that start with it are fetched first, so the best stay.
 CANDIDATES = 2_000
-STATUSES = ("active",)
+# A stub is a name linked already, before anyone described it: the next [[link]] to it should
+# be offered too, so both link to the one stub.
+STATUSES = ("active", "stub")
 STARTS, WORD_STARTS, CONTAINS = 0, 1, 2
 
 

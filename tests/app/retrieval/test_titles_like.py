@@ -145,3 +145,8 @@ def test_ranked_keeps_each_match_once_best_tier_first(typed: str, titles: list[s
     assert sorted(result) == sorted(expected)
     tiers = [match_rank(typed, title) for title in result]
     assert tiers == sorted(tiers)  # type: ignore[type-var]
+
+
+def test_a_name_linked_before_it_was_described_is_offered_too(service: MemoryService) -> None:
+    service.write("Note", "Levee", "The levee held during [[Spring floods]].")
+    assert "Spring floods" in service.titles_like("spring", scopes=service.scopes())
