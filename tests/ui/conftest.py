@@ -52,11 +52,27 @@ def open_session(
 
 
 @pytest.fixture
-def window(qtbot: Any, open_session: Session) -> Iterator[MainWindow]:
-    """The real window on ``open_session``, shown."""
+def new_window(qtbot: Any, open_session: Session) -> Iterator[MainWindow]:
+    """The real window on ``open_session``, shown as it opens: on an empty vault, the welcome
+    in place of the columns once it has looked."""
     main = MainWindow(open_session, Preferences())
     qtbot.addWidget(main)
     main.show()
     qtbot.waitExposed(main)
+    welcome = main.welcome
+    # The look that decides the welcome runs in a worker; until it has answered, the panel
+    # may still come up in front of whatever a test is doing.
+    qtbot.waitUntil(
+        lambda: welcome.try_action.isEnabled() or welcome.remove_action.isEnabled(),
+        timeout=30_000,
+    )
     yield main
     main.close()
+
+
+@pytest.fixture
+def window(new_window: MainWindow) -> MainWindow:
+    """The real window on ``open_session``, past the welcome (closed, as a person does who
+    goes on to the columns), so what a test writes beneath it is seen there."""
+    new_window.welcome.dismiss()
+    return new_window

@@ -16,6 +16,7 @@ show what would happen now.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
@@ -103,7 +104,14 @@ class EditActions(QObject):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self.refresh)
+            # The window's children go one by one as it is destroyed, the stack maybe first,
+            # while the focus still moves: no refresh reads a stack that is gone.
+            undo_stack.destroyed.connect(lambda _=None: self._stop_following(app))
         self.refresh()
+
+    def _stop_following(self, app: QApplication) -> None:
+        with contextlib.suppress(RuntimeError, TypeError):  # already gone with this object
+            app.focusChanged.disconnect(self.refresh)
 
     def add_to(self, menu: QMenu) -> None:
         menu.addActions([self.undo, self.redo])

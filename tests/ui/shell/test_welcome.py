@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
@@ -21,6 +22,12 @@ from tests.conftest import PASSPHRASE
 INGEST_MS = 60_000
 WORK_MS = 30_000
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+@pytest.fixture
+def window(new_window: MainWindow) -> MainWindow:
+    """The window as it opens, the welcome and all."""
+    return new_window
 
 
 def _welcomed(qtbot: Any, window: MainWindow) -> None:
