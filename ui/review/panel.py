@@ -11,15 +11,23 @@ that faded unused) wait to be archived or kept.
 Every read and decision runs in a worker; an error is shown in the panel as a sentence. After
 a decision the panel emits ``session.changed``, which also makes it read the queue again. A
 merge, and an archive of a proposal, are recorded for Edit › Undo (``session.undo_history``).
+
+The panel fits a short dock: the list and the page beside it each scroll on their own, and an
+entry wider than the list scrolls sideways rather than being cut off (the list first takes the
+width of its widest entry, up to half the panel, at any text size).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTreeWidget,
@@ -92,6 +100,13 @@ class ReviewPanel(QWidget):
     def _build(self) -> None:
         self._tree = QTreeWidget()
         self._tree.setHeaderHidden(True)
+        # Each entry whole, scrolled to sideways when the list is narrow, never cut short.
+        self._tree.header().setStretchLastSection(False)
+        self._tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self._tree.setAccessibleName("Waiting for review")
+        self._tree.setAccessibleDescription(
+            "Each kind of decision with how many wait; choose one to see it beside the list"
+        )
         self._tree.currentItemChanged.connect(self._on_selected)
         self._tree.itemDoubleClicked.connect(self._open_entry)
         self._message = QLabel("")
@@ -149,11 +164,43 @@ class ReviewPanel(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self._pages, 1)
         right_layout.addWidget(self._status)
-        splitter = QSplitter()
-        splitter.addWidget(self._tree)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 2)
-        QVBoxLayout(self).addWidget(splitter)
+        scrolled = QScrollArea()  # a short dock scrolls the page, not the whole panel
+        scrolled.setWidgetResizable(True)
+        scrolled.setFrameShape(QFrame.Shape.NoFrame)
+        scrolled.setWidget(right)
+        self._splitter = QSplitter()
+        self._splitter.setChildrenCollapsible(False)
+        self._splitter.addWidget(self._tree)
+        self._splitter.addWidget(scrolled)
+        self._splitter.setStretchFactor(1, 2)
+        self._splitter.splitterMoved.connect(self._split_by_hand)
+        self._list_width_by_hand = False
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._splitter)
+
+    def _split_by_hand(self) -> None:
+        self._list_width_by_hand = True
+
+    def _fit_list(self) -> None:
+        """The list as wide as its widest entry (up to half the panel), unless the person
+        moved the divider."""
+        total = sum(self._splitter.sizes())
+        if self._list_width_by_hand or total <= 0:
+            return
+        self._tree.resizeColumnToContents(0)
+        frame = 2 * self._tree.frameWidth() + self._tree.verticalScrollBar().sizeHint().width()
+        wanted = min(self._tree.sizeHintForColumn(0) + frame, total // 2)
+        self._splitter.setSizes([wanted, total - wanted])
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # Settings › Appearance › Text size
+            QTimer.singleShot(0, self, self._fit_list)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._fit_list)
 
     # -- what others call ---------------------------------------------------------------------
 
@@ -238,6 +285,7 @@ class ReviewPanel(QWidget):
             section.addChild(child)
         self._tree.expandAll()
         self._tree.blockSignals(False)
+        self._fit_list()
         if not (keep and self.select(keep)):
             self._select_next(kind)
         self.counts_changed.emit(queue.decisions)

@@ -184,7 +184,7 @@ def test_a_layout_saved_with_three_columns_and_a_graph_dock_still_restores(
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    assert window._docks_laid_out  # the old state's docks were taken, the graph's left out
+    assert window.workspace.docks_sized  # the old state's docks were taken, the graph's left out
     assert window.workspace.docks["review"].isVisible()
     assert not window.workspace.docks["review"].isFloating()
     tabs, detail = window.workspace.splitter.sizes()
