@@ -447,6 +447,7 @@ class MainWindow(QMainWindow):
 
     def _unlocked(self, service: MemoryService | None) -> None:
         self.stack.setCurrentWidget(self.workspace.window)
+        self.menus.toolbar.setVisible(True)
         name = self.session.path.name if self.session.path else "vault"
         self.setWindowTitle(f"{name} — Cairn")
         self.status.unlocked(name, str(self.session.path or ""))
@@ -456,6 +457,8 @@ class MainWindow(QMainWindow):
 
     def _locked(self) -> None:
         self.stack.setCurrentWidget(self.unlock_screen)
+        # Its commands need an open vault: greyed buttons would only say "not now".
+        self.menus.toolbar.setVisible(False)
         self.setWindowTitle("Cairn")
         self.status.locked()
         self.statusBar().clearMessage()  # a message about the vault's work is not for now

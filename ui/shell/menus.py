@@ -77,6 +77,7 @@ class Menus:
     find: QAction
     palette: QAction
     graph: QAction
+    toolbar: QToolBar
     needs_vault: list[QAction] = field(default_factory=list)
 
 
@@ -179,5 +180,15 @@ def build_menus(host: MenuHost, owner: QMainWindow) -> Menus:
     about.setMenuRole(QAction.MenuRole.AboutRole)
     help_menu.addAction(about)
     return Menus(
-        new_note, new_menu, capture, export, lock, edit, find, palette, graph, a.needs_vault
+        new_note,
+        new_menu,
+        capture,
+        export,
+        lock,
+        edit,
+        find,
+        palette,
+        graph,
+        toolbar,
+        a.needs_vault,
     )
