@@ -45,6 +45,11 @@ class GraphCanvas(QGraphicsView):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)
         self.viewport().setMouseTracking(True)
+        self.setAccessibleName("Graph")
+        self.setAccessibleDescription(
+            "Memories as points and their links as lines. Click a memory to open it, "
+            "double-click to show its neighbours; Ctrl+Plus and Ctrl+Minus zoom, Ctrl+0 fits."
+        )
         self.picture: Picture | None = None
         self.item: GraphItem | None = None
         self.hovered: int | None = None

@@ -75,6 +75,7 @@ class UnlockScreen(QWidget):
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)  # moving without a known end: the key derivation
         self.busy_bar.setTextVisible(False)
+        self.busy_bar.setAccessibleName("Opening the vault")
         self.busy_label = QLabel()
         self.busy_bar.setVisible(False)
         self.busy_label.setVisible(False)
@@ -120,6 +121,7 @@ class UnlockScreen(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.vault_choice.setMinimumContentsLength(24)
+        self.vault_choice.setAccessibleName("Vault")
         self.vault_choice.currentIndexChanged.connect(self._vault_chosen)
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self.browse_for_vault)
@@ -129,6 +131,7 @@ class UnlockScreen(QWidget):
 
         self.passphrase = QLineEdit()
         self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
+        self.passphrase.setAccessibleName("Passphrase")
         self.passphrase.returnPressed.connect(self.unlock)
         self.passphrase.textEdited.connect(lambda _: self.open_notice.clear())
         self.remember_open = QCheckBox("Remember the passphrase in the system keyring")
@@ -159,6 +162,7 @@ class UnlockScreen(QWidget):
     def _build_create_page(self) -> QWidget:
         page = QWidget()
         self.location = QLineEdit()
+        self.location.setAccessibleName("Location of the new vault")
         choose = QPushButton("&Choose…")
         choose.clicked.connect(self.choose_location)
         row = QHBoxLayout()
@@ -300,6 +304,7 @@ class UnlockScreen(QWidget):
         self.open_notice.clear()
         self.create_notice.clear()
         self.busy_label.setText(what)
+        self.busy_bar.setAccessibleName(what.rstrip("…"))  # opening, or creating
         self._set_busy(True)
 
     def _set_busy(self, busy: bool) -> None:

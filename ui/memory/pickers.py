@@ -88,11 +88,13 @@ class MemoryPicker(QDialog):
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("Type words from its title or text")
         self.search_field.setClearButtonEnabled(True)
+        self.search_field.setAccessibleName("Find the memory")
         self.model = ResultsModel(self)
         self.results_view = QListView()
         self.results_view.setModel(self.model)
         self.results_view.setItemDelegate(ResultDelegate(self.results_view))
         self.results_view.setUniformItemSizes(True)
+        self.results_view.setAccessibleName("Memories found")
         self.hint = QLabel("Type to find it.")
         self.hint.setWordWrap(True)
         self.buttons = QDialogButtonBox(
@@ -187,6 +189,7 @@ class LinkDialog(MemoryPicker):
         self._pack = pack
         self._this_type, self._this_title = this_type, this_title
         self.relation = QComboBox()
+        self.relation.setAccessibleName("How they are related")
         super().__init__(
             session,
             "Link to another memory",

@@ -192,6 +192,7 @@ class SettingsDialog(QDialog):
         self.change_button.clicked.connect(self.change_passphrase)
         self.passphrase_notice = NoticeLabel()
         self.passphrase_busy = _busy_bar()
+        self.passphrase_busy.setAccessibleName("Changing the passphrase")
         box_column = QVBoxLayout(passphrase_box)
         box_column.addWidget(
             QLabel("The vault is open, so the current passphrase is not asked for again.")
@@ -207,6 +208,8 @@ class SettingsDialog(QDialog):
         self.autolock_minutes.setSpecialValueText("Never")
         self.autolock_minutes.setSuffix(" min")
         self.autolock_minutes.setValue(self.preferences.autolock_minutes())
+        self.autolock_minutes.setAccessibleName("Minutes idle before the vault locks")
+        self.autolock_minutes.setAccessibleDescription("0 (Never) keeps it open")
         lock_form = QFormLayout(lock_box)
         lock_form.addRow("Lock the vault after &idle time:", self.autolock_minutes)
         lock_form.addRow(QLabel("Ctrl+L locks it at once."))
@@ -228,6 +231,7 @@ class SettingsDialog(QDialog):
         )
         self.rebuild_button.clicked.connect(self.rebuild_vectors)
         self.rebuild_progress = QProgressBar()
+        self.rebuild_progress.setAccessibleName("Progress of the rebuild")
         self.rebuild_progress.setVisible(False)
         self.search_notice = NoticeLabel()
         explained = QLabel(

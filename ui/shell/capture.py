@@ -44,13 +44,17 @@ class QuickCaptureDialog(QDialog):
         self.text = QPlainTextEdit()
         self.text.setPlaceholderText("A thought, a task, something to remember…")
         self.text.setTabChangesFocus(True)
+        self.text.setAccessibleName("Thought to capture")
+        self.text.setAccessibleDescription("Ctrl+Enter captures it to the inbox")
         self.scope = QComboBox()
+        self.scope.setAccessibleName("Scope")
         self.scope.addItem(DEFAULT_SCOPE)
         self.notice = NoticeLabel()
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.setVisible(False)
+        self.busy_bar.setAccessibleName("Capturing")
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel

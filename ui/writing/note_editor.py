@@ -114,6 +114,7 @@ class NoteEditor(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.body, "&Write")
         self.tabs.addTab(self.preview, "&Preview")
+        self.tabs.tabBar().setAccessibleName("Write or preview")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.notice = NoticeLabel()
 
