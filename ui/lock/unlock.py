@@ -280,9 +280,7 @@ class UnlockScreen(QWidget):
         if not text:
             self.create_notice.show_error("Choose where to keep the new vault.")
             return
-        problem = self.new_passphrase.problem()
-        if problem:
-            self.create_notice.show_error(problem)
+        if self.new_passphrase.refused(self.create_notice):
             return
         vault = Path(text).expanduser()
         if vault.exists():

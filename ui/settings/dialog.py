@@ -324,9 +324,7 @@ class SettingsDialog(QDialog):
 
     def change_passphrase(self) -> None:
         service, vault = self.session.service, self.session.path
-        problem = self.new_passphrase.problem()
-        if problem:
-            self.passphrase_notice.show_error(problem)
+        if self.new_passphrase.refused(self.passphrase_notice):
             return
         if service is None or vault is None:
             return
