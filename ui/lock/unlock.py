@@ -19,11 +19,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -91,7 +93,8 @@ class UnlockScreen(QWidget):
         column.addWidget(self.busy_label)
         column.addWidget(self.busy_bar)
 
-        outer = QHBoxLayout(self)
+        centred = QWidget()
+        outer = QHBoxLayout(centred)
         outer.addStretch(1)
         middle = QVBoxLayout()
         middle.addStretch(1)
@@ -99,6 +102,15 @@ class UnlockScreen(QWidget):
         middle.addStretch(2)
         outer.addLayout(middle)
         outer.addStretch(1)
+        # On a short screen (a laptop at 200 %) the card scrolls: it never makes the window
+        # taller than the screen, which would hide the status bar below it.
+        scrolled = QScrollArea()
+        scrolled.setWidgetResizable(True)
+        scrolled.setFrameShape(QFrame.Shape.NoFrame)
+        scrolled.setWidget(centred)
+        whole = QVBoxLayout(self)
+        whole.setContentsMargins(0, 0, 0, 0)
+        whole.addWidget(scrolled)
 
         keyring_problem = saved_passphrase.unavailable_reason()
         for box in (self.remember_open, self.remember_create):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QSize, QStringListModel, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,10 +33,12 @@ from PySide6.QtWidgets import (
 from cairn.app.api import History, MemoryService, Node, WriteResult
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.writing.markdown import OPEN_LINK, MarkdownHighlighter
 from cairn.ui.writing.unsaved import ask_to_save
 
+EDITOR_SIZE = QSize(720, 560)  # cut down to a small screen: Save and Close stay in sight
 NAMES_LIMIT = 500  # the newest memories' titles complete [[ ; more would only slow the popup
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
@@ -93,7 +95,7 @@ class NoteEditor(QDialog):
         self._saving = False
         self.close_question: QMessageBox | None = None  # open while asking about unsaved text
         self.setWindowTitle("Edit note" if node else "New note")
-        self.resize(720, 560)
+        fit_to_screen(self, EDITOR_SIZE)
 
         self.title = QLineEdit(node.title if node else "")
         self.title.setPlaceholderText("Title")
