@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from cairn.app.api import NOTE, EdgeCounts, EdgeSummary, Pack, shelf_of
 from cairn.ui.base.icons import type_icon
+from cairn.ui.base.scaled_font import keep_scaled
 from cairn.ui.detail.actions import Loaded
 from cairn.ui.detail.note_text import NoteText, query_words
 from cairn.ui.detail.parts import (
@@ -49,10 +50,7 @@ class MemoryView(QWidget):
 
         self.icon_label = QLabel()
         self.title_label = text_label(selectable=True)
-        font = self.title_label.font()
-        font.setPointSizeF(font.pointSizeF() * TITLE_POINT_SCALE)
-        font.setBold(True)
-        self.title_label.setFont(font)
+        keep_scaled(self.title_label, TITLE_POINT_SCALE, bold=True)  # grows with the text
         self.title_label.setAccessibleName("Title")
         self.meta_label = text_label()
         self.review_label = text_label()  # a possible duplicate waiting for the person

@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,12 +34,14 @@ from cairn.app.api import Config, MemoryService
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.scaled_font import keep_scaled
 from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
 
 VAULT_FILTER = "Cairn vaults (*.cairn);;All files (*)"
 CARD_WIDTH = 480
+TITLE_SCALE = 2.0  # of the text size
 
 
 class UnlockScreen(QWidget):
@@ -63,10 +64,7 @@ class UnlockScreen(QWidget):
         self._remember_choice = False
 
         title = QLabel("Cairn")
-        font = QFont(title.font())
-        font.setPointSizeF(font.pointSizeF() * 2)
-        font.setBold(True)
-        title.setFont(font)
+        keep_scaled(title, TITLE_SCALE, bold=True)
         subtitle = QLabel("Your memory, kept in one encrypted file on this computer.")
         subtitle.setWordWrap(True)
 
