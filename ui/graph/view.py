@@ -40,15 +40,9 @@ from PySide6.QtWidgets import (
 from cairn.app.api import EGO_DEPTH, LAYERS, OVERVIEW_NODE_CAP, MemoryService, TooManyNodes
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
+from cairn.ui.base.type_colours import colour_word, type_colour
 from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
-from cairn.ui.graph.colours import (
-    LAYER_COLOURS,
-    LAYER_NAMES,
-    colour_word,
-    edge_words,
-    shape_of,
-    type_colour,
-)
+from cairn.ui.graph.colours import LAYER_COLOURS, LAYER_NAMES, edge_words, shape_of
 from cairn.ui.graph.filters import FilterButton
 from cairn.ui.graph.labels import Floats, LabelStyle, Nodes
 from cairn.ui.graph.legend import legend_html, line_icon, shape_icon
