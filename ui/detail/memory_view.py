@@ -28,6 +28,7 @@ from cairn.ui.detail.parts import (
     meta_text,
     review_text,
     section_entries,
+    section_place,
     text_label,
 )
 from cairn.ui.memory.open_at import is_file_source, place_text
@@ -47,6 +48,7 @@ class MemoryView(QWidget):
         self._scroll_to = scroll_to
         self._loaded: Loaded | None = None
         self._query = ""  # the search whose words are marked in the text
+        self._section = ""  # the section opened, where the text is shaded, in words
 
         self.icon_label = QLabel()
         self.title_label = text_label(selectable=True)
@@ -122,6 +124,7 @@ class MemoryView(QWidget):
     def show_loaded(self, loaded: Loaded, pack: Pack | None) -> None:
         assert loaded.detail is not None
         self._loaded = loaded
+        self._section = ""
         detail, node = loaded.detail, loaded.detail.node
         self.icon_label.setPixmap(type_icon(shelf_of(node.type, node.attrs)).pixmap(32, 32))
         self.title_label.setText(node.title)
@@ -139,6 +142,7 @@ class MemoryView(QWidget):
 
     def clear(self) -> None:
         self._loaded = None
+        self._section = ""
         for label in (self.title_label, self.meta_label, self.attrs_label, self.marks_label):
             label.clear()
         self.text_view.clear()
@@ -170,11 +174,17 @@ class MemoryView(QWidget):
         self._say_marks()
 
     def _say_marks(self) -> None:
+        """The line above the text says what its marks mean: the section opened (a shade) and
+        the search's words (a highlight), so neither is told by colour alone."""
+        lines = []
+        if self._section:
+            lines.append(f"Opened at the section “{self._section}”, shaded where it begins.")
         marks = self.text_view.marks
         words = ", ".join(f"“{w}”" for w in sorted(query_words(self._query)))
-        said = f"{marks} place{'s' if marks != 1 else ''} marked for {words}" if marks else ""
-        self.marks_label.setText(said)
-        self.marks_label.setVisible(bool(said))
+        if marks:
+            lines.append(f"{marks} place{'s' if marks != 1 else ''} marked for {words}")
+        self.marks_label.setText("\n".join(lines))
+        self.marks_label.setVisible(bool(lines))
 
     def _show_sections(self, loaded: Loaded) -> None:
         assert loaded.detail is not None
@@ -255,4 +265,7 @@ class MemoryView(QWidget):
             return
         top = self.text_view.focus_section(loaded.focus.body)
         if top is not None:
+            assert loaded.detail is not None
+            self._section = section_place(loaded.focus.title, loaded.detail.node.title)
+            self._say_marks()
             self._scroll_to(self.text_view.mapTo(self, self.text_view.rect().topLeft()).y() + top)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
 from cairn.app.api import BOOKKEEPING_ATTRS, AwaitingReview, EdgeSummary, History, Node, Pack
 from cairn.ui.base.icons import type_icon
 from cairn.ui.rows.results_model import local_date
+from cairn.ui.writing.kinds import kind_label
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 # Bookkeeping of ingest, not something a person reads: a passage's position among its
@@ -40,8 +41,10 @@ SECTION_SHOWN = 160  # characters of a section's text in its tooltip
 
 
 def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
-    """One entry per link: its direction (an undirected link has none), kind and other end.
-    A document's sections are listed as its sections, not among its links."""
+    """One entry per link: its direction (an undirected link has none), kind and other end,
+    with the other end's type in words ("→ involves: Ada Brook (person)"): the badge beside it
+    is letters in a colour, not a word. A document's sections are listed as its sections, not
+    among its links."""
     entries = []
     for edge in edges:
         if edge.type == SECTION_EDGE and edge.direction == "in" and edge.other_type == "Passage":
@@ -52,9 +55,10 @@ def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
         else:
             arrow = "→" if edge.direction == "out" else "←"
         words = edge.type.replace("_", " ")
+        kind = kind_label(edge.other_type).lower()
         entries.append(
             Entry(
-                f"{arrow} {words}: {edge.other_title}",
+                f"{arrow} {words}: {edge.other_title} ({kind})",
                 edge.other_id,
                 edge.other_type,
                 edge.rationale or f"{edge.other_type}, {edge.layer} link",
@@ -83,13 +87,18 @@ def history_entries(history: History | None) -> list[Entry]:
     return entries
 
 
+def section_place(section_title: str, document_title: str) -> str:
+    """Where a section is in its note or document (a heading, a page, a time): its title
+    without the document's ("Garden plan — Watering" is "Watering")."""
+    lead = document_title + " — "
+    return section_title[len(lead) :] if section_title.startswith(lead) else section_title
+
+
 def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
     """A note's or document's sections, each by its place (a heading, a page, a time)."""
-    lead = document_title + " — "
     entries = []
     for section in sections:
-        title = section.title
-        place = title[len(lead) :] if title.startswith(lead) else title
+        place = section_place(section.title, document_title)
         said = " ".join(section.body.split())
         entries.append(
             Entry(place, section.id, None, textwrap.shorten(said, SECTION_SHOWN, placeholder=" …"))
