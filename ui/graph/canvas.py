@@ -16,6 +16,7 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
+from cairn.ui.base.keys import GRAPH_FIT, GRAPH_ZOOM_IN, GRAPH_ZOOM_OUT
 from cairn.ui.graph.scene import (
     HIT_RADIUS_PX,
     MAX_PIXELS_PER_UNIT,
@@ -48,7 +49,8 @@ class GraphCanvas(QGraphicsView):
         self.setAccessibleName("Graph")
         self.setAccessibleDescription(
             "Memories as points and their links as lines. Click a memory to open it, "
-            "double-click to show its neighbours; Ctrl+Plus and Ctrl+Minus zoom, Ctrl+0 fits."
+            f"double-click to show its neighbours. Zoom in: {GRAPH_ZOOM_IN.shown}; zoom out: "
+            f"{GRAPH_ZOOM_OUT.shown}; fit: {GRAPH_FIT.shown}."
         )
         self.picture: Picture | None = None
         self.item: GraphItem | None = None

@@ -30,6 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 TextField = QLineEdit | QTextEdit | QPlainTextEdit
+# The action's name without what it would take back ("Undo", not "Undo Archive “Seeds”"), for
+# a list of the keys, which should not show a memory's title.
+PLAIN_NAME = "plainName"
 
 
 def text_field(widget: QWidget | None) -> TextField | None:
@@ -126,6 +129,7 @@ class EditActions(QObject):
         on_window: Callable[[], None] | None = None,
     ) -> QAction:
         action = QAction(text, self.parent())
+        action.setProperty(PLAIN_NAME, text)
         action.setShortcuts(QKeySequence.keyBindings(key))
         action.triggered.connect(lambda _=False: self._act(on_field, on_window))
         return action

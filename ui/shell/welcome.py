@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import MemoryService, SampleAdded, SampleRemoved
+from cairn.ui.base.keys import WELCOME_REMOVE, WELCOME_SAMPLE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.scaled_font import keep_scaled
@@ -50,7 +51,7 @@ INTRO = (
 DROP_LINE = "Or drop files and folders anywhere on this window."
 KEEP_WATCHING = "Keep watching the folder: what changes in it is added while the vault is open"
 # The sample's buttons work by their underlined letter while the panel is shown.
-SAMPLE_KEYS, REMOVE_KEYS = "Alt+T", "Alt+R"
+SAMPLE_KEYS, REMOVE_KEYS = WELCOME_SAMPLE.shown, WELCOME_REMOVE.shown
 REMOVE_QUESTION = (
     "Remove the sample? This forgets its invented memories for good. Your own memories stay, "
     "and so does anything you wrote into the sample (an edit, a note merged into it)."

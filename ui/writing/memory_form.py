@@ -20,7 +20,7 @@ from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import QSize, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import CairnError, Node, NodeType, Pack
+from cairn.ui.base.keys import EDITOR_SAVE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.screen_fit import fit_to_screen
@@ -122,7 +123,7 @@ class MemoryForm(QDialog):
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setText("&Save")
-        self.save_button.setToolTip("Ctrl+S")
+        self.save_button.setToolTip(EDITOR_SAVE.shown)
         self.save_button.setAccessibleName("Save")
         self.save_button.setDefault(True)  # Enter in a field saves, as in any form
         self.save_button.clicked.connect(self.save)
@@ -139,7 +140,8 @@ class MemoryForm(QDialog):
         for button in (self.open_button, self.anyway_button):
             self.buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
             button.setVisible(False)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self).activated.connect(self.save)
+        for keys in EDITOR_SAVE.sequences():
+            QShortcut(keys, self).activated.connect(self.save)
 
         # One form for the fixed rows and the attributes' rows, so their labels line up.
         self._form = QFormLayout()

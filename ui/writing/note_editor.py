@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QSize, QStringListModel, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtGui import QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCompleter,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import History, MemoryService, Node, WriteResult
+from cairn.ui.base.keys import EDITOR_SAVE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.screen_fit import fit_to_screen
@@ -132,10 +133,11 @@ class NoteEditor(QDialog):
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setToolTip("Ctrl+S")
+        self.save_button.setToolTip(EDITOR_SAVE.shown)
         self.save_button.clicked.connect(self.save)
         self.buttons.rejected.connect(self.reject)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self).activated.connect(self.save)
+        for keys in EDITOR_SAVE.sequences():
+            QShortcut(keys, self).activated.connect(self.save)
 
         form = QFormLayout()
         form.addRow("&Title:", self.title)
