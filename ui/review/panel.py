@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
-    QStackedWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -154,15 +153,19 @@ class ReviewPanel(QWidget):
         fade_layout.addWidget(self._fade_text)
         fade_layout.addLayout(fade_buttons)
         fade_layout.addStretch(1)
-        self._pages = QStackedWidget()
-        for page in (self._message, compare_page, stub_page, fade_page):
-            self._pages.addWidget(page)
         self._status = QLabel("")  # what a decision did, or why it could not be done
         self._status.setWordWrap(True)
         self._status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # One page shown at a time. Not a stacked widget: it asks for the height of its
+        # tallest page (two memories side by side), so a short page would scroll in a short
+        # dock; a hidden page here asks for nothing.
+        self._pages = [self._message, compare_page, stub_page, fade_page]
+        self._page = 0
         right = QWidget()
         right_layout = QVBoxLayout(right)
-        right_layout.addWidget(self._pages, 1)
+        for page in self._pages:
+            right_layout.addWidget(page, 1)
+            page.setVisible(page is self._message)
         right_layout.addWidget(self._status)
         scrolled = QScrollArea()  # a short dock scrolls the page, not the whole panel
         scrolled.setWidgetResizable(True)
@@ -178,6 +181,13 @@ class ReviewPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self._splitter)
+
+    def _show_page(self, index: int) -> None:
+        """The page ``index`` beside the list (a section's words, two memories, a name to
+        describe, a faded memory), the others hidden."""
+        self._page = index
+        for number, page in enumerate(self._pages):
+            page.setVisible(number == index)
 
     def _split_by_hand(self) -> None:
         self._list_width_by_hand = True
@@ -245,7 +255,7 @@ class ReviewPanel(QWidget):
     @property
     def shown_text(self) -> str:
         """The words of the page shown (a section's message, a stub's or a proposal's page)."""
-        page = self._pages.currentIndex()
+        page = self._page
         return [self._message, self._message, self._stub_text, self._fade_text][page].text()
 
     @property
@@ -345,13 +355,13 @@ class ReviewPanel(QWidget):
             self.keep_both_button.setText("Keep both" if duplicate else "Different things")
             self.merge_button.setText("Merge into the kept one")
             self._set_buttons(True)
-            self._pages.setCurrentIndex(1)
+            self._show_page(1)
         elif kind == "stub" and (stub := self._stub(ident)) is not None:
             self._stub_text.setText(
                 f"{stub.title} ({stub.type}): {stub.degree} links point to it, but it "
                 "has no description of its own yet. Open it and write what it is."
             )
-            self._pages.setCurrentIndex(2)
+            self._show_page(2)
         elif kind == "fade" and (proposal := self._proposal(ident)) is not None:
             self._fade_text.setText(
                 f"{proposal.title} ({proposal.type}, {proposal.scope}) is a short-lived memory "
@@ -360,10 +370,10 @@ class ReviewPanel(QWidget):
                 "still matters."
             )
             self._set_fade_buttons(True)
-            self._pages.setCurrentIndex(3)
+            self._show_page(3)
         else:
             self._message.setText(self._section_words(ident))
-            self._pages.setCurrentIndex(0)
+            self._show_page(0)
 
     def _section_words(self, name: str) -> str:
         heading, empty = SECTIONS.get(name, ("", "Choose an entry on the left."))
@@ -501,5 +511,5 @@ class ReviewPanel(QWidget):
         self._fade_text.setText("")
         self._message.setText("")
         self._status.setText("")
-        self._pages.setCurrentIndex(0)
+        self._show_page(0)
         self.counts_changed.emit(0)
