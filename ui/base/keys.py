@@ -48,9 +48,7 @@ class PanelKeys:
         return ", ".join(dict.fromkeys(names))
 
 
-SEARCH_CLEAR = PanelKeys(
-    "Search field", "Clear the search (in an empty field: go to the results)", ("Esc",)
-)
+SEARCH_CLEAR = PanelKeys("Search field", "Clear it (when empty: go to the results)", ("Esc",))
 SEARCH_RESULTS = PanelKeys("Search field", "Go down to the results", ("Down",))
 EDITOR_SAVE = PanelKeys("Note editor and forms", "Save", (STANDARD.Save,))
 CAPTURE = PanelKeys("Quick capture", "Capture to the inbox", ("Ctrl+Enter",))

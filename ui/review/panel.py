@@ -171,6 +171,10 @@ class ReviewPanel(QWidget):
         scrolled.setWidgetResizable(True)
         scrolled.setFrameShape(QFrame.Shape.NoFrame)
         scrolled.setWidget(right)
+        # Three lines of either side are enough to scroll through: the dock may be that short
+        # on a small screen, and a taller minimum would make the dock scroll the panel too.
+        for side in (self._tree, scrolled):
+            side.setMinimumHeight(3 * self.fontMetrics().height())
         self._splitter = QSplitter()
         self._splitter.setChildrenCollapsible(False)
         self._splitter.addWidget(self._tree)

@@ -127,7 +127,7 @@ def test_the_keys_list_names_undo_plainly_and_the_keys_of_panels_too(
     assert rows["Edit › Undo"] == rows["Edit › Undo"].strip() != ""
     assert not any("wifi" in command for command in rows)
     # The keys that live in panels and dialogs, as they are bound.
-    assert rows["Search field › Clear the search (in an empty field: go to the results)"] == "Esc"
+    assert rows["Search field › Clear it (when empty: go to the results)"] == "Esc"
     assert rows["Note editor and forms › Save"] == "Ctrl+S"
     assert rows["Quick capture › Capture to the inbox"] == "Ctrl+Enter"
     assert rows["Graph › Zoom in"] == "Ctrl++, Ctrl+="
