@@ -26,7 +26,7 @@ BADGES = {
 SHELF_BADGES = {"All": "Al", "Inbox": "In", "Archive": "Ar", "Review": "Rv"}
 ICON_SIZES = (16, 20, 24, 32, 48)
 # Two letters across the tile: smaller than one letter was, still bold.
-LETTERS_SCALE = 0.46
+LETTERS_SCALE = 0.52
 
 
 def badge_text(name: str) -> str:
@@ -81,7 +81,7 @@ def _draw_tile(letters: str, colour: QColor, size: int) -> QPixmap:
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(colour)
-    inset = size * 0.04
+    inset = size * 0.03
     tile = QRectF(inset, inset, size - 2 * inset, size - 2 * inset)
     painter.drawRoundedRect(tile, size * 0.22, size * 0.22)
     font = QFont()
