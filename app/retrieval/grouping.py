@@ -64,7 +64,8 @@ def group_hits(hits: Sequence[SearchHit]) -> list[ResultGroup]:
     return list(groups.values())
 
 
-def section_place(section: SearchHit, document_title: str) -> str:
-    """Where a section sits, from its title ("Ferry times — Sundays" is "Sundays")."""
+def section_place(section_title: str, document_title: str) -> str:
+    """Where a section sits in its note or document (a heading, a page, a time), from its
+    title ("Ferry times — Sundays" is "Sundays")."""
     lead = document_title + PLACE_MARK
-    return section.title[len(lead) :] if section.title.startswith(lead) else section.title
+    return section_title[len(lead) :] if section_title.startswith(lead) else section_title

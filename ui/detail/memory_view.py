@@ -15,8 +15,9 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from cairn.app.api import NOTE, EdgeCounts, EdgeSummary, Pack, shelf_of
+from cairn.app.api import NOTE, EdgeCounts, EdgeSummary, Pack, section_place, shelf_of
 from cairn.ui.base.icons import type_icon
+from cairn.ui.base.scaled_font import keep_scaled
 from cairn.ui.detail.actions import Loaded
 from cairn.ui.detail.note_text import NoteText, query_words
 from cairn.ui.detail.parts import (
@@ -47,13 +48,11 @@ class MemoryView(QWidget):
         self._scroll_to = scroll_to
         self._loaded: Loaded | None = None
         self._query = ""  # the search whose words are marked in the text
+        self._section = ""  # the section opened, where the text is shaded, in words
 
         self.icon_label = QLabel()
         self.title_label = text_label(selectable=True)
-        font = self.title_label.font()
-        font.setPointSizeF(font.pointSizeF() * TITLE_POINT_SCALE)
-        font.setBold(True)
-        self.title_label.setFont(font)
+        keep_scaled(self.title_label, TITLE_POINT_SCALE, bold=True)  # grows with the text
         self.title_label.setAccessibleName("Title")
         self.meta_label = text_label()
         self.review_label = text_label()  # a possible duplicate waiting for the person
@@ -126,6 +125,7 @@ class MemoryView(QWidget):
     def show_loaded(self, loaded: Loaded, pack: Pack | None) -> None:
         assert loaded.detail is not None
         self._loaded = loaded
+        self._section = ""
         detail, node = loaded.detail, loaded.detail.node
         self.icon_label.setPixmap(type_icon(shelf_of(node.type, node.attrs)).pixmap(32, 32))
         self.title_label.setText(node.title)
@@ -143,6 +143,7 @@ class MemoryView(QWidget):
 
     def clear(self) -> None:
         self._loaded = None
+        self._section = ""
         for label in (self.title_label, self.meta_label, self.attrs_label, self.marks_label):
             label.clear()
         self.text_view.clear()
@@ -174,11 +175,17 @@ class MemoryView(QWidget):
         self._say_marks()
 
     def _say_marks(self) -> None:
+        """The line above the text says what its marks mean: the section opened (a shade) and
+        the search's words (a highlight), so neither is told by colour alone."""
+        lines = []
+        if self._section:
+            lines.append(f"Opened at the section “{self._section}”, shaded where it begins.")
         marks = self.text_view.marks
         words = ", ".join(f"“{w}”" for w in sorted(query_words(self._query)))
-        said = f"{marks} place{'s' if marks != 1 else ''} marked for {words}" if marks else ""
-        self.marks_label.setText(said)
-        self.marks_label.setVisible(bool(said))
+        if marks:
+            lines.append(f"{marks} place{'s' if marks != 1 else ''} marked for {words}")
+        self.marks_label.setText("\n".join(lines))
+        self.marks_label.setVisible(bool(lines))
 
     def _show_sections(self, loaded: Loaded) -> None:
         assert loaded.detail is not None
@@ -259,4 +266,7 @@ class MemoryView(QWidget):
             return
         top = self.text_view.focus_section(loaded.focus.body)
         if top is not None:
+            assert loaded.detail is not None
+            self._section = section_place(loaded.focus.title, loaded.detail.node.title)
+            self._say_marks()
             self._scroll_to(self.text_view.mapTo(self, self.text_view.rect().topLeft()).y() + top)

@@ -25,10 +25,12 @@ from cairn.app.api import (
     Pack,
     clock,
     is_note_file,
+    section_place,
     shelf_of,
 )
 from cairn.ui.base.icons import type_icon
 from cairn.ui.rows.results_model import local_date
+from cairn.ui.writing.kinds import kind_label
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 EDGE_ROLE = Qt.ItemDataRole.UserRole + 2  # a Links entry's link (an EdgeSummary)
@@ -53,8 +55,10 @@ SECTION_SHOWN = 160  # characters of a section's text in its tooltip
 
 
 def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
-    """One entry per link: its direction (an undirected link has none), kind and other end.
-    A document's sections are listed as its sections, not among its links."""
+    """One entry per link: its direction (an undirected link has none), kind and other end,
+    with the other end's type in words ("→ involves: Ada Brook (person)"): the badge beside it
+    is letters in a colour, not a word. A document's sections are listed as its sections, not
+    among its links."""
     entries = []
     for edge in edges:
         if edge.type == SECTION_EDGE and edge.direction == "in" and edge.other_type == "Passage":
@@ -67,9 +71,10 @@ def link_entries(edges: list[EdgeSummary], pack: Pack | None) -> list[Entry]:
         else:
             arrow = "→" if edge.direction == "out" else "←"
         words = edge.type.replace("_", " ")
+        kind = kind_label(edge.other_type).lower()
         entries.append(
             Entry(
-                f"{arrow} {words}: {edge.other_title}",
+                f"{arrow} {words}: {edge.other_title} ({kind})",
                 edge.other_id,
                 edge.other_type,
                 edge.rationale or f"{edge.other_type}, {edge.layer} link",
@@ -99,20 +104,13 @@ def history_entries(history: History | None) -> list[Entry]:
     return entries
 
 
-def section_place(section: Node, document_title: str) -> str:
-    """Where a section sits in its document (a heading, a page, a time), from its title."""
-    lead = document_title + " — "
-    title = section.title
-    return title[len(lead) :] if title.startswith(lead) else title
-
-
 def section_entries(sections: Sequence[Node], document_title: str) -> list[Entry]:
     """A note's or document's sections, each by its place (a heading, a page, a time); a
     place that several sections share (a long page) is told apart by its part."""
-    places = [section_place(section, document_title) for section in sections]
     seen: dict[str, int] = {}
     entries = []
-    for section, place in zip(sections, places, strict=True):
+    for section in sections:
+        place = section_place(section.title, document_title)
         seen[place] = seen.get(place, 0) + 1
         shown = place if seen[place] == 1 else f"{place}, part {seen[place]}"
         said = " ".join(section.body.split())
@@ -128,7 +126,7 @@ def document_text(sections: Sequence[Node], document_title: str) -> str:
     parts: list[str] = []
     last = None
     for section in sections:
-        place = section_place(section, document_title)
+        place = section_place(section.title, document_title)
         if place != last:
             parts.append(f"[{place}]")
             last = place

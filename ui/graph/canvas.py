@@ -16,6 +16,7 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView, QWidget
 
+from cairn.ui.base.keys import GRAPH_FIT, GRAPH_ZOOM_IN, GRAPH_ZOOM_OUT
 from cairn.ui.graph.scene import (
     HIT_RADIUS_PX,
     MAX_PIXELS_PER_UNIT,
@@ -45,6 +46,12 @@ class GraphCanvas(QGraphicsView):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)
         self.viewport().setMouseTracking(True)
+        self.setAccessibleName("Graph")
+        self.setAccessibleDescription(
+            "Memories as points and their links as lines. Click a memory to open it, "
+            f"double-click to show its neighbours. Zoom in: {GRAPH_ZOOM_IN.shown}; zoom out: "
+            f"{GRAPH_ZOOM_OUT.shown}; fit: {GRAPH_FIT.shown}."
+        )
         self.picture: Picture | None = None
         self.item: GraphItem | None = None
         self.hovered: int | None = None

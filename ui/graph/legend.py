@@ -18,17 +18,15 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
 from cairn.app.api import ViewGraph
+from cairn.ui.base.type_colours import PALETTE, colour_word, type_colour
 from cairn.ui.graph.colours import (
     LAYER_COLOURS,
     LAYER_NAMES,
     LONE,
-    PALETTE,
     SHAPE_MARKS,
     SQUARE,
-    colour_word,
     edge_words,
     shape_of,
-    type_colour,
 )
 from cairn.ui.graph.labels import elided
 

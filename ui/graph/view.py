@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -45,17 +45,12 @@ from cairn.app.api import (
     MemoryService,
     TooManyNodes,
 )
+from cairn.ui.base.keys import GRAPH_FIT, GRAPH_ZOOM_IN, GRAPH_ZOOM_OUT
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
+from cairn.ui.base.type_colours import colour_word, type_colour
 from cairn.ui.graph.canvas import ZOOM_STEP, GraphCanvas
-from cairn.ui.graph.colours import (
-    LAYER_COLOURS,
-    LAYER_NAMES,
-    colour_word,
-    edge_words,
-    shape_of,
-    type_colour,
-)
+from cairn.ui.graph.colours import LAYER_COLOURS, LAYER_NAMES, edge_words, shape_of
 from cairn.ui.graph.filters import FilterButton
 from cairn.ui.graph.labels import Floats, LabelStyle, Nodes
 from cairn.ui.graph.legend import legend_html, line_icon, shape_icon
@@ -180,15 +175,15 @@ class GraphView(QWidget):
         layout.addWidget(controls)
         layout.addWidget(self.status_label)
         layout.addLayout(body, 1)
-        for keys, action in (
-            (QKeySequence.StandardKey.ZoomIn, lambda: self.canvas.zoom(ZOOM_STEP)),
-            ("Ctrl+=", lambda: self.canvas.zoom(ZOOM_STEP)),
-            (QKeySequence.StandardKey.ZoomOut, lambda: self.canvas.zoom(1 / ZOOM_STEP)),
-            ("Ctrl+0", lambda: self.canvas.fit()),
+        for entry, action in (
+            (GRAPH_ZOOM_IN, lambda: self.canvas.zoom(ZOOM_STEP)),
+            (GRAPH_ZOOM_OUT, lambda: self.canvas.zoom(1 / ZOOM_STEP)),
+            (GRAPH_FIT, lambda: self.canvas.fit()),
         ):
-            shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(action)
+            for keys in entry.sequences():
+                shortcut = QShortcut(keys, self)
+                shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                shortcut.activated.connect(action)
         self._sync_controls()
 
     def _fill_types(self, service: MemoryService) -> None:

@@ -25,6 +25,7 @@ class ResumeBar(QWidget):
     """Hidden unless a run was left unfinished, and never shown while a run goes (``busy``)."""
 
     resume_requested = Signal(object)  # the IngestRequest to run again
+    needs_attention = Signal()  # an unfinished run is offered, or why none could be read
 
     def __init__(
         self, session: Session, busy: Callable[[], bool], parent: QWidget | None = None
@@ -93,6 +94,7 @@ class ResumeBar(QWidget):
         self.resume_button.setEnabled(True)
         self.dismiss_button.setEnabled(True)
         self.setVisible(True)
+        self.needs_attention.emit()
 
     def show_problem(self, message: str) -> None:
         """The unfinished runs could not be read: say so, offer nothing."""
@@ -103,6 +105,7 @@ class ResumeBar(QWidget):
         self.resume_button.setEnabled(False)
         self.dismiss_button.setEnabled(False)
         self.setVisible(True)
+        self.needs_attention.emit()
 
     def clear(self) -> None:
         self._requests = []

@@ -193,6 +193,7 @@ class WatchedFoldersBox(QWidget):
         about = QLabel(ABOUT)
         about.setWordWrap(True)
         self.list = QListWidget()
+        self.list.setAccessibleName("Watched folders")
         self.list.setMinimumHeight(60)
         self.notice = NoticeLabel()
         self.add_button = QPushButton("Add folder…")

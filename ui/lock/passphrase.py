@@ -30,6 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cairn.ui.base.notify import NoticeLabel
+
+DIFFER = "The two passphrases differ: type the same one twice."
 MIN_LENGTH = 8
 FAIR_BITS = 50
 STRONG_BITS = 75
@@ -110,7 +113,8 @@ class NewPassphraseFields(QWidget):
     """A new passphrase typed twice, with live strength feedback.
 
     ``problem()`` says why the current choice cannot be used (empty, the two differ, weak and
-    not confirmed), or returns None when it can.
+    not confirmed), or returns None when it can; ``refused(notice)`` says it once, where the
+    person pressed Create or Change.
     """
 
     edited = Signal()
@@ -120,8 +124,10 @@ class NewPassphraseFields(QWidget):
         self.first = QLineEdit()
         self.first.setEchoMode(QLineEdit.EchoMode.Password)
         self.first.setPlaceholderText("A few unrelated words work well")
+        self.first.setAccessibleName("New passphrase")
         self.second = QLineEdit()
         self.second.setEchoMode(QLineEdit.EchoMode.Password)
+        self.second.setAccessibleName("Repeat the new passphrase")
         self.meter = QProgressBar()
         self.meter.setRange(0, 3)
         self.meter.setTextVisible(False)
@@ -157,13 +163,28 @@ class NewPassphraseFields(QWidget):
         if not first:
             return "Type a passphrase."
         if first != second:
-            return "The two passphrases differ: type the same one twice."
+            return DIFFER
         if self.strength() is Strength.WEAK and not self.accept_weak.isChecked():
             return (
                 "This passphrase is weak: anyone who gets the file could guess it. Make it "
                 "longer, or tick “Use this weak passphrase anyway”."
             )
         return None
+
+    def refused(self, notice: NoticeLabel) -> bool:
+        """Whether the passphrase cannot be used; if so, say why once: in ``notice``, or, when
+        the line under the fields says it already (the two differ), by putting the cursor in
+        the repeat field, where the line and the field's description say it."""
+        problem = self.problem()
+        if problem is None:
+            return False
+        if problem == DIFFER and self.second.text():
+            notice.clear()
+            self.second.setFocus()
+            self.second.selectAll()
+        else:
+            notice.show_error(problem)
+        return True
 
     def clear(self) -> None:
         self.first.clear()
@@ -176,8 +197,10 @@ class NewPassphraseFields(QWidget):
         text = result.strength.word.capitalize()
         if result.advice:
             text = f"{text}. {result.advice}"
-        if self.second.text() and self.second.text() != self.first.text():
-            text = f"{text}\nThe two passphrases differ."
+        differ = bool(self.second.text()) and self.second.text() != self.first.text()
+        if differ:
+            text = f"{text}\n{DIFFER}"
+        self.second.setAccessibleDescription(DIFFER if differ else "")
         self.strength_label.setText(text.strip())
         weak = result.strength is Strength.WEAK
         self.accept_weak.setVisible(weak)

@@ -16,17 +16,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -36,6 +37,7 @@ from cairn.app.api import Config, MemoryService
 from cairn.ui.base.notify import NoticeLabel, QuietLine
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.preferences import Preferences
+from cairn.ui.base.scaled_font import keep_scaled
 from cairn.ui.base.session import Session
 from cairn.ui.lock import saved_passphrase
 from cairn.ui.lock.passphrase import NewPassphraseFields
@@ -45,6 +47,7 @@ CARD_WIDTH = 480
 # What a passphrase that does not open the vault is told first, plainly: most often a typo.
 DOES_NOT_OPEN = "That passphrase does not open this vault. Check it (Caps Lock?) and try again."
 EXPLAIN_AFTER = 2  # failures in a row after which the longer explanation shows without asking
+TITLE_SCALE = 2.0  # of the text size
 
 
 class UnlockScreen(QWidget):
@@ -68,10 +71,7 @@ class UnlockScreen(QWidget):
         self._refusals = 0  # passphrases in a row that did not open the vault chosen
 
         title = QLabel("Cairn")
-        font = QFont(title.font())
-        font.setPointSizeF(font.pointSizeF() * 2)
-        font.setBold(True)
-        title.setFont(font)
+        keep_scaled(title, TITLE_SCALE, bold=True)
         subtitle = QLabel("Your memory, kept in one encrypted file on this computer.")
         subtitle.setWordWrap(True)
 
@@ -82,6 +82,7 @@ class UnlockScreen(QWidget):
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)  # moving without a known end: the key derivation
         self.busy_bar.setTextVisible(False)
+        self.busy_bar.setAccessibleName("Opening the vault")
         self.busy_label = QLabel()
         self.busy_bar.setVisible(False)
         self.busy_label.setVisible(False)
@@ -97,7 +98,8 @@ class UnlockScreen(QWidget):
         column.addWidget(self.busy_label)
         column.addWidget(self.busy_bar)
 
-        outer = QHBoxLayout(self)
+        centred = QWidget()
+        outer = QHBoxLayout(centred)
         outer.addStretch(1)
         middle = QVBoxLayout()
         middle.addStretch(1)
@@ -105,6 +107,15 @@ class UnlockScreen(QWidget):
         middle.addStretch(2)
         outer.addLayout(middle)
         outer.addStretch(1)
+        # On a short screen (a laptop at 200 %) the card scrolls: it never makes the window
+        # taller than the screen, which would hide the status bar below it.
+        scrolled = QScrollArea()
+        scrolled.setWidgetResizable(True)
+        scrolled.setFrameShape(QFrame.Shape.NoFrame)
+        scrolled.setWidget(centred)
+        whole = QVBoxLayout(self)
+        whole.setContentsMargins(0, 0, 0, 0)
+        whole.addWidget(scrolled)
 
         keyring_problem = saved_passphrase.unavailable_reason()
         for box in (self.remember_open, self.remember_create):
@@ -128,6 +139,7 @@ class UnlockScreen(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.vault_choice.setMinimumContentsLength(24)
+        self.vault_choice.setAccessibleName("Vault")
         self.vault_choice.currentIndexChanged.connect(self._vault_chosen)
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self.browse_for_vault)
@@ -137,6 +149,7 @@ class UnlockScreen(QWidget):
 
         self.passphrase = QLineEdit()
         self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
+        self.passphrase.setAccessibleName("Passphrase")
         self.passphrase.returnPressed.connect(self.unlock)
         self.passphrase.textEdited.connect(lambda _: self._clear_open_notice())
         self.remember_open = QCheckBox("Remember the passphrase in the system keyring")
@@ -180,6 +193,7 @@ class UnlockScreen(QWidget):
     def _build_create_page(self) -> QWidget:
         page = QWidget()
         self.location = QLineEdit()
+        self.location.setAccessibleName("Location of the new vault")
         choose = QPushButton("&Choose…")
         choose.clicked.connect(self.choose_location)
         row = QHBoxLayout()
@@ -297,9 +311,7 @@ class UnlockScreen(QWidget):
         if not text:
             self.create_notice.show_error("Choose where to keep the new vault.")
             return
-        problem = self.new_passphrase.problem()
-        if problem:
-            self.create_notice.show_error(problem)
+        if self.new_passphrase.refused(self.create_notice):
             return
         vault = Path(text).expanduser()
         if vault.exists():
@@ -321,6 +333,7 @@ class UnlockScreen(QWidget):
         self._clear_open_notice()
         self.create_notice.clear()
         self.busy_label.setText(what)
+        self.busy_bar.setAccessibleName(what.rstrip("…"))  # opening, or creating
         self._set_busy(True)
 
     def _set_busy(self, busy: bool) -> None:

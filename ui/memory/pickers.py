@@ -149,11 +149,13 @@ class MemoryPicker(QDialog):
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("Type words from its title or text")
         self.search_field.setClearButtonEnabled(True)
+        self.search_field.setAccessibleName("Find the memory")
         self.model = ResultsModel(self)
         self.results_view = QListView()
         self.results_view.setModel(self.model)
         self.results_view.setItemDelegate(ResultDelegate(self.results_view))
         self.results_view.setUniformItemSizes(True)
+        self.results_view.setAccessibleName("Memories found")
         self.hint = QLabel("Type to find it.")
         self.hint.setWordWrap(True)
         self.buttons = QDialogButtonBox(

@@ -42,9 +42,12 @@ class MemoryCard(QFrame):
 
     open_requested = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, side: str, parent: QWidget | None = None) -> None:
+        """``side``: which memory of the pair it shows, as a screen reader says it ("the new
+        memory")."""
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName(side.capitalize())
         self._id: str | None = None
         self.heading = QLabel("")
         self.title = QLabel("")
@@ -59,7 +62,9 @@ class MemoryCard(QFrame):
         self.source.setTextFormat(Qt.TextFormat.PlainText)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
+        self.text.setAccessibleName(f"Text of {side}")
         self.open_button = QPushButton("Open")
+        self.open_button.setAccessibleName(f"Open {side}")
         self.open_button.setToolTip("Show it in the detail pane.")
         self.open_button.clicked.connect(self._open)
         layout = QVBoxLayout(self)
@@ -114,8 +119,8 @@ class CompareView(QWidget):
         self.why = QLabel("")
         self.why.setWordWrap(True)
         self.why.setTextFormat(Qt.TextFormat.PlainText)
-        self.new = MemoryCard()
-        self.kept = MemoryCard()
+        self.new = MemoryCard("the new memory")
+        self.kept = MemoryCard("the memory already kept")
         for card in (self.new, self.kept):
             card.open_requested.connect(self.open_requested)
         layout = QGridLayout(self)

@@ -11,17 +11,24 @@ that faded unused) wait to be archived or kept.
 Every read and decision runs in a worker; an error is shown in the panel as a sentence. After
 a decision the panel emits ``session.changed``, which also makes it read the queue again. A
 merge, and an archive of a proposal, are recorded for Edit › Undo (``session.undo_history``).
+
+The panel fits a short dock: the list and the page beside it each scroll on their own, and an
+entry wider than the list scrolls sideways rather than being cut off (the list first takes the
+width of its widest entry, up to half the panel, at any text size).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
-    QStackedWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -92,6 +99,13 @@ class ReviewPanel(QWidget):
     def _build(self) -> None:
         self._tree = QTreeWidget()
         self._tree.setHeaderHidden(True)
+        # Each entry whole, scrolled to sideways when the list is narrow, never cut short.
+        self._tree.header().setStretchLastSection(False)
+        self._tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self._tree.setAccessibleName("Waiting for review")
+        self._tree.setAccessibleDescription(
+            "Each kind of decision with how many wait; choose one to see it beside the list"
+        )
         self._tree.currentItemChanged.connect(self._on_selected)
         self._tree.itemDoubleClicked.connect(self._open_entry)
         self._message = QLabel("")
@@ -139,21 +153,68 @@ class ReviewPanel(QWidget):
         fade_layout.addWidget(self._fade_text)
         fade_layout.addLayout(fade_buttons)
         fade_layout.addStretch(1)
-        self._pages = QStackedWidget()
-        for page in (self._message, compare_page, stub_page, fade_page):
-            self._pages.addWidget(page)
         self._status = QLabel("")  # what a decision did, or why it could not be done
         self._status.setWordWrap(True)
         self._status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # One page shown at a time. Not a stacked widget: it asks for the height of its
+        # tallest page (two memories side by side), so a short page would scroll in a short
+        # dock; a hidden page here asks for nothing.
+        self._pages = [self._message, compare_page, stub_page, fade_page]
+        self._page = 0
         right = QWidget()
         right_layout = QVBoxLayout(right)
-        right_layout.addWidget(self._pages, 1)
+        for page in self._pages:
+            right_layout.addWidget(page, 1)
+            page.setVisible(page is self._message)
         right_layout.addWidget(self._status)
-        splitter = QSplitter()
-        splitter.addWidget(self._tree)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 2)
-        QVBoxLayout(self).addWidget(splitter)
+        scrolled = QScrollArea()  # a short dock scrolls the page, not the whole panel
+        scrolled.setWidgetResizable(True)
+        scrolled.setFrameShape(QFrame.Shape.NoFrame)
+        scrolled.setWidget(right)
+        # Three lines of either side are enough to scroll through: the dock may be that short
+        # on a small screen, and a taller minimum would make the dock scroll the panel too.
+        for side in (self._tree, scrolled):
+            side.setMinimumHeight(3 * self.fontMetrics().height())
+        self._splitter = QSplitter()
+        self._splitter.setChildrenCollapsible(False)
+        self._splitter.addWidget(self._tree)
+        self._splitter.addWidget(scrolled)
+        self._splitter.setStretchFactor(1, 2)
+        self._splitter.splitterMoved.connect(self._split_by_hand)
+        self._list_width_by_hand = False
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._splitter)
+
+    def _show_page(self, index: int) -> None:
+        """The page ``index`` beside the list (a section's words, two memories, a name to
+        describe, a faded memory), the others hidden."""
+        self._page = index
+        for number, page in enumerate(self._pages):
+            page.setVisible(number == index)
+
+    def _split_by_hand(self) -> None:
+        self._list_width_by_hand = True
+
+    def _fit_list(self) -> None:
+        """The list as wide as its widest entry (up to half the panel), unless the person
+        moved the divider."""
+        total = sum(self._splitter.sizes())
+        if self._list_width_by_hand or total <= 0:
+            return
+        self._tree.resizeColumnToContents(0)
+        frame = 2 * self._tree.frameWidth() + self._tree.verticalScrollBar().sizeHint().width()
+        wanted = min(self._tree.sizeHintForColumn(0) + frame, total // 2)
+        self._splitter.setSizes([wanted, total - wanted])
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # Settings › Appearance › Text size
+            QTimer.singleShot(0, self, self._fit_list)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._fit_list)
 
     # -- what others call ---------------------------------------------------------------------
 
@@ -198,7 +259,7 @@ class ReviewPanel(QWidget):
     @property
     def shown_text(self) -> str:
         """The words of the page shown (a section's message, a stub's or a proposal's page)."""
-        page = self._pages.currentIndex()
+        page = self._page
         return [self._message, self._message, self._stub_text, self._fade_text][page].text()
 
     @property
@@ -238,6 +299,7 @@ class ReviewPanel(QWidget):
             section.addChild(child)
         self._tree.expandAll()
         self._tree.blockSignals(False)
+        self._fit_list()
         if not (keep and self.select(keep)):
             self._select_next(kind)
         self.counts_changed.emit(queue.decisions)
@@ -297,13 +359,13 @@ class ReviewPanel(QWidget):
             self.keep_both_button.setText("Keep both" if duplicate else "Different things")
             self.merge_button.setText("Merge into the kept one")
             self._set_buttons(True)
-            self._pages.setCurrentIndex(1)
+            self._show_page(1)
         elif kind == "stub" and (stub := self._stub(ident)) is not None:
             self._stub_text.setText(
                 f"{stub.title} ({stub.type}): {stub.degree} links point to it, but it "
                 "has no description of its own yet. Open it and write what it is."
             )
-            self._pages.setCurrentIndex(2)
+            self._show_page(2)
         elif kind == "fade" and (proposal := self._proposal(ident)) is not None:
             self._fade_text.setText(
                 f"{proposal.title} ({proposal.type}, {proposal.scope}) is a short-lived memory "
@@ -312,10 +374,10 @@ class ReviewPanel(QWidget):
                 "still matters."
             )
             self._set_fade_buttons(True)
-            self._pages.setCurrentIndex(3)
+            self._show_page(3)
         else:
             self._message.setText(self._section_words(ident))
-            self._pages.setCurrentIndex(0)
+            self._show_page(0)
 
     def _section_words(self, name: str) -> str:
         heading, empty = SECTIONS.get(name, ("", "Choose an entry on the left."))
@@ -453,5 +515,5 @@ class ReviewPanel(QWidget):
         self._fade_text.setText("")
         self._message.setText("")
         self._status.setText("")
-        self._pages.setCurrentIndex(0)
+        self._show_page(0)
         self.counts_changed.emit(0)

@@ -181,7 +181,7 @@ def _section_row(hit: SearchHit, document_title: str) -> ResultRow:
         key=hit.id,
         node_id=hit.id,
         type=hit.type,
-        title=section_place(hit, document_title),
+        title=section_place(hit.title, document_title),
         snippet=snippet,
         highlights=tuple(spans),
         status=hit.status,

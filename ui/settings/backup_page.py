@@ -80,6 +80,7 @@ class BackupPage(QWidget):
         self.backup_button.setAccessibleName("Back up the vault now")
         self.backup_button.clicked.connect(self.choose_file)
         self.busy_bar = QProgressBar()
+        self.busy_bar.setAccessibleName("Backing up")
         self.busy_bar.setRange(0, 0)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.setVisible(False)

@@ -199,6 +199,7 @@ class SettingsDialog(QDialog):
         self.change_button.clicked.connect(self.change_passphrase)
         self.passphrase_notice = NoticeLabel()
         self.passphrase_busy = _busy_bar()
+        self.passphrase_busy.setAccessibleName("Changing the passphrase")
         box_column = QVBoxLayout(passphrase_box)
         box_column.addWidget(
             QLabel("The vault is open, so the current passphrase is not asked for again.")
@@ -214,6 +215,8 @@ class SettingsDialog(QDialog):
         self.autolock_minutes.setSpecialValueText("Never")
         self.autolock_minutes.setSuffix(" min")
         self.autolock_minutes.setValue(self.preferences.autolock_minutes())
+        self.autolock_minutes.setAccessibleName("Minutes idle before the vault locks")
+        self.autolock_minutes.setAccessibleDescription("0 (Never) keeps it open")
         lock_form = QFormLayout(lock_box)
         lock_form.addRow("Lock the vault after &idle time:", self.autolock_minutes)
         lock_form.addRow(QLabel("Ctrl+L locks it at once."))
@@ -235,6 +238,7 @@ class SettingsDialog(QDialog):
         )
         self.rebuild_button.clicked.connect(self.rebuild_vectors)
         self.rebuild_progress = QProgressBar()
+        self.rebuild_progress.setAccessibleName("Progress of the rebuild")
         self.rebuild_progress.setVisible(False)
         self.search_notice = NoticeLabel()
         explained = QLabel(
@@ -327,9 +331,7 @@ class SettingsDialog(QDialog):
 
     def change_passphrase(self) -> None:
         service, vault = self.session.service, self.session.path
-        problem = self.new_passphrase.problem()
-        if problem:
-            self.passphrase_notice.show_error(problem)
+        if self.new_passphrase.refused(self.passphrase_notice):
             return
         if service is None or vault is None:
             return

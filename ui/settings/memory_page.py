@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from cairn.app.api import SETTINGS
 from cairn.ui.base.notify import NoticeLabel
+from cairn.ui.base.scaled_font import keep_scaled
 from cairn.ui.settings.plain_choices import CUSTOM, DECIMALS, PLAIN_CHOICES, PlainChoice
 
 HELP_TEXT_SCALE = 0.9  # the help under a field reads as secondary to the field's name
@@ -40,9 +41,7 @@ Field = QDoubleSpinBox | QComboBox
 def _secondary(text: str) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
-    small = label.font()
-    small.setPointSizeF(small.pointSizeF() * HELP_TEXT_SCALE)
-    label.setFont(small)
+    keep_scaled(label, HELP_TEXT_SCALE)  # smaller than the text around it, at any size
     return label
 
 

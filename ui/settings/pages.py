@@ -54,6 +54,8 @@ class ReadingFilesPage(QWidget):
 
         ocr_box = QGroupBox("Text in scans and images (OCR)")
         self.languages = QListWidget()
+        self.languages.setAccessibleName("OCR languages")
+        self.languages.setAccessibleDescription("Ticked languages are read in scanned pages")
         self.languages.setMaximumHeight(140)
         self.languages_note = QLabel("Looking for the installed languages…")
         self.languages_note.setWordWrap(True)
@@ -73,6 +75,7 @@ class ReadingFilesPage(QWidget):
         group.addButton(self.bundled_model)
         group.addButton(self.folder_model)
         self.model_folder = QLineEdit()
+        self.model_folder.setAccessibleName("Whisper model folder")
         self.model_folder.setPlaceholderText("No folder chosen")
         choose = QPushButton("C&hoose…")
         choose.clicked.connect(self.choose_model_folder)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import InboxItem
+from cairn.ui.base.keys import CAPTURE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
@@ -39,25 +40,31 @@ class QuickCaptureDialog(QDialog):
         self.setWindowTitle("Quick capture")
         self.setMinimumWidth(440)
 
-        hint = QLabel("Write it down now; sort it out later from the inbox. Ctrl+Enter saves.")
+        hint = QLabel(
+            f"Write it down now; sort it out later from the inbox. {CAPTURE.shown} saves."
+        )
         hint.setWordWrap(True)
         self.text = QPlainTextEdit()
         self.text.setPlaceholderText("A thought, a task, something to remember…")
         self.text.setTabChangesFocus(True)
+        self.text.setAccessibleName("Thought to capture")
+        self.text.setAccessibleDescription(f"{CAPTURE.shown} captures it to the inbox")
         self.scope = QComboBox()
+        self.scope.setAccessibleName("Scope")
         self.scope.addItem(DEFAULT_SCOPE)
         self.notice = NoticeLabel()
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)
         self.busy_bar.setTextVisible(False)
         self.busy_bar.setVisible(False)
+        self.busy_bar.setAccessibleName("Capturing")
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setText("&Capture")
-        self.save_button.setToolTip("Ctrl+Enter")
+        self.save_button.setToolTip(CAPTURE.shown)
         self.buttons.accepted.connect(self.capture)
         self.buttons.rejected.connect(self.reject)
         # Ctrl+Enter in the text saves; a plain Enter is a new line of the thought.

@@ -33,6 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 TextField = QLineEdit | QTextEdit | QPlainTextEdit
+# The action's name without what it would take back ("Undo", not "Undo Archive “Seeds”"), for
+# a list of the keys, which should not show a memory's title.
+PLAIN_NAME = "plainName"
 
 
 def text_field(widget: QWidget | None) -> TextField | None:
@@ -153,6 +156,7 @@ class EditActions(QObject):
     ) -> QAction:
         """``editing``: it changes the text, so it acts only on a field a person types in."""
         action = QAction(text, self.parent())
+        action.setProperty(PLAIN_NAME, text)
         action.setShortcuts(QKeySequence.keyBindings(key))
         action.triggered.connect(lambda _=False: self._act(on_field, on_window, editing))
         return action

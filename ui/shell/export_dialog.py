@@ -58,10 +58,15 @@ class ExportDialog(QDialog):
         self.formats["markdown"].setChecked(True)
         self.scopes = QListWidget()
         self.scopes.setMaximumHeight(96)
+        self.scopes.setAccessibleName("Scopes to export")
         self.location = QLineEdit(str(Path.home()))
+        self.location.setAccessibleName("Save in")
+        self.location.setAccessibleDescription("The folder the export's new folder is made in")
         choose = QPushButton("C&hoose…")
         choose.clicked.connect(self._choose_location)
         self.folder_name = QLineEdit(f"Cairn export {datetime.date.today().isoformat()}")
+        self.folder_name.setAccessibleName("New folder")
+        self.folder_name.setAccessibleDescription("The name of the folder the export makes")
         self.target = QLabel()
         self.target.setWordWrap(True)
         self.target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -70,6 +75,7 @@ class ExportDialog(QDialog):
         self.warning = warning
         self.notice = NoticeLabel()
         self.progress = QProgressBar()
+        self.progress.setAccessibleName("Progress of the export")
         self.progress.setVisible(False)
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)

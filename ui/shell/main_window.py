@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib.metadata
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -56,10 +56,10 @@ from cairn.ui.shell.tray import WindowTray, tray_available
 from cairn.ui.shell.welcome import Shortcuts, Welcome
 from cairn.ui.shell.workspace import (
     Workspace,
+    bring_forward,
     build_workspace,
     restore_layout,
     save_layout,
-    size_docks,
 )
 from cairn.ui.writing.inbox_item import InboxItemDialog
 from cairn.ui.writing.note_editor import NoteEditor
@@ -83,7 +83,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.session = session or Session(self)
         self.preferences = preferences or Preferences()
-        self._docks_laid_out = False  # the first unlock sizes the docks unless a layout was saved
         self.setWindowTitle("Cairn")
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -167,6 +166,10 @@ class MainWindow(QMainWindow):
         workspace.search.search_all_requested.connect(
             lambda: workspace.library.select(SearchFilter())
         )
+        workspace.library.filter_changed.connect(self._shelf_chosen)
+        workspace.ingest.resume_bar.needs_attention.connect(
+            lambda: bring_forward(workspace, "ingest")
+        )
         workspace.library.new_note_requested.connect(self.new_note)
         workspace.library.export_requested.connect(self.export)
         workspace.search.inbox_item_activated.connect(self.open_inbox_item)
@@ -200,6 +203,8 @@ class MainWindow(QMainWindow):
         self.status = WindowStatus(
             self.statusBar(), self.session, self.server_switch, self.open_server_settings
         )
+        self.workspace.review.counts_changed.connect(self.status.set_waiting)
+        self.status.review_button.clicked.connect(self.show_review)
         # The labels others reach by the names they always had.
         status = self.status
         self.vault_label, self.counts_label = status.vault_label, status.counts_label
@@ -220,15 +225,22 @@ class MainWindow(QMainWindow):
         watching the folders: what changes in them later is added too (``watched_folders``)."""
         if not paths or not self.session.is_open:
             return False
-        dock = self.workspace.docks["ingest"]
-        dock.show()
-        dock.raise_()
+        bring_forward(self.workspace, "ingest")
         if watch:
             for folder in paths:
                 self.workspace.ingest.watching.add(folder)  # watched; what it holds is added
         else:
             self.workspace.ingest.start(paths)
         return True
+
+    def show_review(self) -> None:
+        """The review dock in front: the person asked for what waits for them."""
+        if self.session.is_open:
+            bring_forward(self.workspace, "review")
+
+    def _shelf_chosen(self, wanted: SearchFilter) -> None:
+        if wanted.kind == "review":  # the decisions are made in the review dock
+            self.show_review()
 
     def focus_search(self) -> None:
         self.welcome.dismiss()  # if it shows: the search field is in the columns
@@ -474,9 +486,7 @@ class MainWindow(QMainWindow):
 
     def _unlocked(self, service: MemoryService | None) -> None:
         self.stack.setCurrentWidget(self.workspace.window)
-        if not self._docks_laid_out:
-            self._docks_laid_out = True
-            QTimer.singleShot(0, lambda: size_docks(self.workspace))
+        self.menus.toolbar.setVisible(True)
         name = self.session.path.name if self.session.path else "vault"
         self.setWindowTitle(f"{name} — Cairn")
         self.status.unlocked(name, str(self.session.path or ""))
@@ -486,6 +496,8 @@ class MainWindow(QMainWindow):
 
     def _locked(self) -> None:
         self.stack.setCurrentWidget(self.unlock_screen)
+        # Its commands need an open vault: greyed buttons would only say "not now".
+        self.menus.toolbar.setVisible(False)
         self.setWindowTitle("Cairn")
         self.status.locked()
         self.statusBar().clearMessage()  # a message about the vault's work is not for now
@@ -531,7 +543,7 @@ class MainWindow(QMainWindow):
         geometry = self.preferences.layout("window")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        self._docks_laid_out = restore_layout(self.workspace, self.preferences, self.width())
+        restore_layout(self.workspace, self.preferences, self.width())
 
     def save_layout(self) -> None:
         self.preferences.set_layout("window", self.saveGeometry())

@@ -93,6 +93,7 @@ class Menus:
     find: QAction
     palette: QAction
     graph: QAction
+    toolbar: QToolBar
     needs_vault: list[QAction] = field(default_factory=list)
     settings_pages: list[Command] = field(default_factory=list)  # for the palette alone
 
@@ -199,7 +200,18 @@ def build_menus(host: MenuHost, owner: QMainWindow) -> Menus:
     help_menu.addAction(about)
     pages = [_settings_page(a, host, name, words) for name, words in SETTINGS_PAGES]
     return Menus(
-        new_note, new_menu, capture, export, lock, edit, find, palette, graph, a.needs_vault, pages
+        new_note,
+        new_menu,
+        capture,
+        export,
+        lock,
+        edit,
+        find,
+        palette,
+        graph,
+        toolbar,
+        a.needs_vault,
+        pages,
     )
 
 

@@ -134,14 +134,13 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
         (many / f"letter-{number:02d}.md").write_text(
             f"# Letter {number}\n\n" + NOTES["garden.md"] * 3, encoding="utf-8"
         )
-    window.workspace.docks["ingest"].raise_()
-    window.ingest_paths([str(many)])
+    window.ingest_paths([str(many)])  # the ingest dock comes forward with it
     ingest = window.workspace.ingest
     wait_until(lambda: "reading" in ingest.stage_text.lower())
     grab(window, out, "04-ingest.png")
     wait_until(lambda: not ingest.is_running, 300)
 
-    window.workspace.docks["review"].raise_()
+    window.show_review()
     window.workspace.review.refresh()
     grab(window, out, "05-review.png")
 

@@ -1,6 +1,7 @@
 """The window's status bar: the open vault, how many memories and links it holds (the same
-count as the library's All), the work in progress (auto-lock waits while there is some), and
-the graph server's state, which opens its settings when clicked.
+count as the library's All), how many decisions wait for review (a button that opens the
+review dock, shown only when some wait), the work in progress (auto-lock waits while there is
+some), and the graph server's state, which opens its settings when clicked.
 
 The counts are read in a worker, once after a burst of writes (``STATS_DELAY_MS``).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QLabel, QStatusBar
+from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton
 
 from cairn.app.api import MemoryService, VaultStats
 from cairn.ui.base.owned_calls import call_in_worker
@@ -39,12 +40,18 @@ class WindowStatus(QObject):
         self.vault_label.setAccessibleName("Vault")
         self.counts_label = QLabel()
         self.counts_label.setAccessibleName("What the vault holds")
+        self.review_button = QToolButton()
+        self.review_button.setAutoRaise(True)
+        self.review_button.setAccessibleDescription("Opens the review panel")
+        self.review_button.setToolTip("Open the review panel")
+        self.review_button.setVisible(False)
         self.busy_label = QLabel()
         self.busy_label.setAccessibleName("Work in progress")
         self.server_label = ServerStatusLabel(server_switch)
         self.server_label.clicked.connect(open_server_settings)
         bar.addWidget(self.vault_label)
         bar.addWidget(self.counts_label)
+        bar.addWidget(self.review_button)
         bar.addPermanentWidget(self.busy_label)
         bar.addPermanentWidget(self.server_label)
         self.busy_label.setVisible(False)
@@ -59,6 +66,11 @@ class WindowStatus(QObject):
         self.busy_text = text
         self.busy_label.setText(text or "")
         self.busy_label.setVisible(text is not None)
+
+    def set_waiting(self, count: int) -> None:
+        """How many decisions wait in the review panel (hidden at none)."""
+        self.review_button.setText(f"{count} waiting for review")
+        self.review_button.setVisible(count > 0)
 
     def unlocked(self, name: str, where: str) -> None:
         self.vault_label.setText(name)

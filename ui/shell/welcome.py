@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
     QCheckBox,
@@ -33,11 +33,14 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import MemoryService, SampleAdded, SampleRemoved
+from cairn.ui.base.keys import WELCOME_REMOVE, WELCOME_SAMPLE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.scaled_font import keep_scaled
 from cairn.ui.base.session import Session
 from cairn.ui.shell.workspace import Workspace
 
+TITLE_SCALE = 1.6  # of the text size
 COLUMN_WIDTH = 620  # the choices read as one column, not stretched across a wide window
 LOOK_DELAY_MS = 300  # an ingest writes in bursts: look once the burst pauses
 TITLE = "Welcome to your vault"
@@ -48,7 +51,7 @@ INTRO = (
 DROP_LINE = "Or drop files and folders anywhere on this window."
 KEEP_WATCHING = "Keep watching the folder: what changes in it is added while the vault is open"
 # The sample's buttons work by their underlined letter while the panel is shown.
-SAMPLE_KEYS, REMOVE_KEYS = "Alt+T", "Alt+R"
+SAMPLE_KEYS, REMOVE_KEYS = WELCOME_SAMPLE.shown, WELCOME_REMOVE.shown
 REMOVE_QUESTION = (
     "Remove the sample? This forgets its invented memories for good. Your own memories stay, "
     "and so does anything you wrote into the sample (an edit, a note merged into it)."
@@ -143,10 +146,7 @@ class WelcomePanel(QWidget):
 
     def _lay_out(self) -> None:
         title = QLabel(TITLE)
-        font = QFont(title.font())
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        title.setFont(font)
+        keep_scaled(title, TITLE_SCALE, bold=True)
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
         indent = QVBoxLayout()

@@ -11,6 +11,12 @@ need its own lock, shortcuts and drops.)
 The columns sit in a stack of their own (``center``), where the welcome panel takes their
 place while a vault is empty.
 
+The docks start closed: a new vault has nothing to review and no files being added, and the
+columns need the room, most of all on a small screen. A dock comes forward when there is
+something for it (``bring_forward``): files are being added, a run waits to be resumed, or the
+person asks for Review (in the library, from the status bar's count, or View › Review). The
+first time one opens it takes its usual height, or its share of a small window.
+
 The layout is kept across runs: the columns' widths, which tab was in front, and the docks.
 A layout saved before the graph had its tab (three columns in one splitter, the graph a dock)
 is read too: its columns' shares become the new ones, and the old graph dock is ignored.
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QChildEvent, QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
@@ -28,6 +34,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QTabBar,
     QTabWidget,
     QWidget,
 )
@@ -44,6 +51,7 @@ from cairn.ui.search.panel import SearchPanel
 # Tabbed together below the columns: the columns keep the window's full width, which the
 # graph, search and the detail pane need more than a side dock would leave them.
 DOCKS = {"review": "Review", "ingest": "Ingest"}
+DOCK_TABS_NAME = "Review and Ingest tabs"
 DOCK_HEIGHT = 280
 DOCK_SHARE = 0.4  # of the workspace's height at most, the first time
 COLUMN_SIZES = (760, 520)  # the tabs (library and results, or the graph), the detail pane
@@ -65,6 +73,7 @@ class Workspace:
     graph: GraphView
     docks: dict[str, QDockWidget]
     center: QStackedWidget  # the columns (the splitter), or the welcome panel in their place
+    docks_sized: bool = False  # the docks' height was given, or restored from the last run
 
     @property
     def panels(self) -> dict[str, QWidget]:
@@ -85,6 +94,18 @@ class Workspace:
     @property
     def current_tab(self) -> str:
         return TABS[self.tabs.currentIndex()]
+
+
+class _DockTabsNamer(QObject):
+    """Names the tab bar Qt makes for the docks tabbed together (and any it makes anew when
+    they are moved), so a screen reader says what the tabs are."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ChildPolished and isinstance(event, QChildEvent):
+            child = event.child()
+            if isinstance(child, QTabBar) and not child.accessibleName():
+                child.setAccessibleName(DOCK_TABS_NAME)
+        return False
 
 
 def _scrolling(panel: QWidget) -> QScrollArea:
@@ -113,6 +134,7 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     # A nested main window is a plain widget of the stack, not a top-level window.
     window.setWindowFlags(Qt.WindowType.Widget)
     window.setDockNestingEnabled(True)
+    window.installEventFilter(_DockTabsNamer(window))
     library, search, detail = LibrarySidebar(session), SearchPanel(session), DetailPane(session)
     ingest, review, graph = IngestPanel(session), ReviewPanel(session), GraphView(session)
 
@@ -125,6 +147,7 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     tabs.setTabToolTip(0, "Find memories by meaning and by words (Ctrl+K)")
     tabs.setTabToolTip(1, "The open memory and what it is linked to, or the whole vault (Ctrl+G)")
     tabs.setAccessibleName("Search or graph")
+    tabs.tabBar().setAccessibleName("Search and Graph tabs")
     splitter = _splitter("workspaceSplitter", (tabs, detail), COLUMN_SIZES)
     splitter.setStretchFactor(0, 1)
     center = QStackedWidget()
@@ -142,6 +165,8 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
         docks[name] = dock
     window.tabifyDockWidget(docks["review"], docks["ingest"])
     docks["review"].raise_()
+    for dock in docks.values():
+        dock.hide()  # until there is something for it; a saved layout may show it again
     workspace = Workspace(
         window,
         splitter,
@@ -158,7 +183,26 @@ def build_workspace(session: Session, parent: QWidget | None = None) -> Workspac
     )
     for name, panel in workspace.panels.items():
         panel.setObjectName(panel.objectName() or f"{name}Panel")
+    for dock in docks.values():
+        dock.visibilityChanged.connect(lambda shown: _size_once(workspace) if shown else None)
     return workspace
+
+
+def bring_forward(workspace: Workspace, name: str) -> None:
+    """Open the dock ``name`` ("review" or "ingest") in front of the other: there is
+    something in it to see, or the person asked for it."""
+    dock = workspace.docks[name]
+    dock.show()
+    dock.raise_()
+
+
+def _size_once(workspace: Workspace) -> None:
+    """The first dock opened, when no layout gave the docks a height: its usual height (it
+    is laid out once the window has shown it)."""
+    if workspace.docks_sized:
+        return
+    workspace.docks_sized = True
+    QTimer.singleShot(0, workspace.window, lambda: size_docks(workspace))
 
 
 def size_docks(workspace: Workspace) -> None:
@@ -187,7 +231,8 @@ def restore_layout(workspace: Workspace, preferences: Preferences, width: int) -
         workspace.show_tab(bytes(tab.data()).decode())
     docks = preferences.layout("docks")
     # A saved graph dock has no dock to go to any more: Qt leaves it out and restores the rest.
-    return docks is not None and workspace.window.restoreState(docks)
+    workspace.docks_sized = docks is not None and workspace.window.restoreState(docks)
+    return workspace.docks_sized
 
 
 def save_layout(workspace: Workspace, preferences: Preferences) -> None:

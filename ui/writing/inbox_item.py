@@ -85,7 +85,7 @@ class InboxItemDialog(QDialog):
         self.kind_buttons: dict[str, QPushButton] = {}
         for text, type_name in KINDS:
             button = QPushButton(f"Make a {text}")
-            button.setAccessibleName(f"Make a {type_name.lower()} of this capture")
+            button.setAccessibleName(f"Make a {text.replace('&', '').lower()} of this capture")
             button.clicked.connect(lambda _=False, t=type_name: self.promote(t))
             self.buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
             self.kind_buttons[type_name] = button

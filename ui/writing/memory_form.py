@@ -19,25 +19,30 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from cairn.app.api import CairnError, Node, NodeType, Pack
+from cairn.ui.base.keys import EDITOR_SAVE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.writing.attribute_fields import AttributeField, FieldProblem, field_for
 from cairn.ui.writing.form_store import DEFAULT_SCOPE, Request, Stored, store, versioned_types
@@ -45,6 +50,7 @@ from cairn.ui.writing.kinds import form_types, kind_label, taken_letters, with_m
 from cairn.ui.writing.unsaved import ask_to_save
 
 BODY_MIN_HEIGHT = 90  # a few lines; the text grows with the window
+FORM_SIZE = QSize(620, 540)  # cut down to a small screen, where the fields scroll
 
 
 class MemoryForm(QDialog):
@@ -76,7 +82,7 @@ class MemoryForm(QDialog):
         self.close_question: QMessageBox | None = None
         self.fields: dict[str, AttributeField] = {}
         self._saved_state: tuple[Any, ...] = ()
-        self.resize(620, 540)
+        fit_to_screen(self, FORM_SIZE)
         self._build(node.type if node else type_name)
         self._saved_state = self._state()  # nothing typed yet: nothing to lose
         if node is not None:
@@ -117,7 +123,7 @@ class MemoryForm(QDialog):
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setText("&Save")
-        self.save_button.setToolTip("Ctrl+S")
+        self.save_button.setToolTip(EDITOR_SAVE.shown)
         self.save_button.setAccessibleName("Save")
         self.save_button.setDefault(True)  # Enter in a field saves, as in any form
         self.save_button.clicked.connect(self.save)
@@ -134,7 +140,8 @@ class MemoryForm(QDialog):
         for button in (self.open_button, self.anyway_button):
             self.buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
             button.setVisible(False)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self).activated.connect(self.save)
+        for keys in EDITOR_SAVE.sequences():
+            QShortcut(keys, self).activated.connect(self.save)
 
         # One form for the fixed rows and the attributes' rows, so their labels line up.
         self._form = QFormLayout()
@@ -144,8 +151,19 @@ class MemoryForm(QDialog):
         self._form.addRow("Te&xt:", self.body)
         self._form.addRow("Sco&pe:", self.scope)
         self._form.setRowVisible(self.scope, False)  # shown once a second scope exists
+        # The fields scroll; what Save said and the buttons stay in sight below them.
+        fields = QWidget()
+        fields.setLayout(self._form)
+        self.fields_area = QScrollArea()
+        self.fields_area.setWidgetResizable(True)
+        self.fields_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.fields_area.setWidget(fields)
+        # A field reached by its Alt key or a click, not only by Tab, scrolls into sight.
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._keep_in_sight)
         column = QVBoxLayout(self)
-        column.addLayout(self._form, 1)
+        column.addWidget(self.fields_area, 1)
         column.addWidget(self.notice)
         column.addWidget(self.buttons)
 
@@ -153,6 +171,11 @@ class MemoryForm(QDialog):
         self.title.textChanged.connect(self._update)
         self.body.textChanged.connect(self._update)
         self._show_kind({})
+
+    def _keep_in_sight(self, _old: QWidget | None, now: QWidget | None) -> None:
+        fields = self.fields_area.widget()
+        if now is not None and fields is not None and fields.isAncestorOf(now):
+            self.fields_area.ensureWidgetVisible(now)
 
     @property
     def type_name(self) -> str:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import QSize, QStringListModel, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCompleter,
@@ -36,12 +36,15 @@ from PySide6.QtWidgets import (
 )
 
 from cairn.app.api import History, MemoryService, Node, WriteResult
+from cairn.ui.base.keys import EDITOR_SAVE
 from cairn.ui.base.notify import NoticeLabel
 from cairn.ui.base.owned_calls import call_in_worker
+from cairn.ui.base.screen_fit import fit_to_screen
 from cairn.ui.base.session import Session
 from cairn.ui.writing.markdown import OPEN_LINK, MarkdownHighlighter
 from cairn.ui.writing.unsaved import ask_to_save
 
+EDITOR_SIZE = QSize(720, 560)  # cut down to a small screen: Save and Close stay in sight
 NAMES_LIMIT = 20  # the names a [[ offers at once: the best matches, from the whole vault
 SAVED = "Saved."
 COMPLETE_DELAY_MS = 80  # the vault is asked once typing pauses this long, not at every key
@@ -124,7 +127,7 @@ class NoteEditor(QDialog):
         self._saving = False
         self.close_question: QMessageBox | None = None  # open while asking about unsaved text
         self.setWindowTitle("Edit note" if node else "New note")
-        self.resize(720, 560)
+        fit_to_screen(self, EDITOR_SIZE)
 
         self.title = QLineEdit(node.title if node else "")
         self.title.setPlaceholderText("Title")
@@ -145,6 +148,7 @@ class NoteEditor(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.body, "&Write")
         self.tabs.addTab(self.preview, "&Preview")
+        self.tabs.tabBar().setAccessibleName("Write or preview")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.notice = NoticeLabel()
 
@@ -167,10 +171,11 @@ class NoteEditor(QDialog):
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close
         )
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setToolTip("Ctrl+S")
+        self.save_button.setToolTip(EDITOR_SAVE.shown)
         self.save_button.clicked.connect(self.save)
         self.buttons.rejected.connect(self.reject)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self).activated.connect(self.save)
+        for keys in EDITOR_SAVE.sequences():
+            QShortcut(keys, self).activated.connect(self.save)
 
         form = QFormLayout()
         form.addRow("&Title:", self.title)

@@ -87,7 +87,7 @@ def test_shows_body_attributes_links_and_history(qtbot: Any, open_session: Sessi
     assert "Note" in pane.meta_label.text()
     assert "Tags" in pane.attrs_label.text() and "sea, sport" in pane.attrs_label.text()
     links = pane.links_list.labels()
-    assert links == ["→ involves: Bruno Keel"]
+    assert links == ["→ involves: Bruno Keel (person)"]  # the badge's type, in words
     assert not pane.history_list.isVisible()  # one version: no history to show
     assert pane.edit_button.isEnabled() and pane.forget_button.isEnabled()
 
@@ -98,7 +98,7 @@ def test_shows_body_attributes_links_and_history(qtbot: Any, open_session: Sessi
 
     # A person can be linked, forgotten, and edited: the pack keeps versions of one (pack 4).
     show(qtbot, pane, ids["person"])
-    assert pane.links_list.labels() == ["← involves: Sailing course"]
+    assert pane.links_list.labels() == ["← involves: Sailing course (note)"]
     assert pane.edit_button.isEnabled()
 
 
@@ -163,7 +163,8 @@ def test_an_edited_ingested_note_keeps_its_links(
     pane = make_pane(qtbot, open_session)
     show(qtbot, pane, note.id)
     before = set(pane.links_list.labels())
-    assert "← references: Reading list" in before and "→ references: Ferry times" in before
+    assert "← references: Reading list (document)" in before
+    assert "→ references: Ferry times (document)" in before
 
     editor = pane.edit_current()
     assert isinstance(editor, NoteEditor)
@@ -192,7 +193,7 @@ def test_supersede_and_link_actions(qtbot: Any, open_session: Session) -> None:
 
     act(qtbot, pane, lambda: pane.link_to(ids["note"], "relates_to"), "link")
     links = pane.links_list.labels()
-    assert "— relates to: Sailing course" in links
+    assert "— relates to: Sailing course (note)" in links
 
     # A link the pack does not allow fails with the service's sentence, in a message box.
     with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
@@ -419,7 +420,7 @@ def test_a_memory_awaiting_review_says_so_until_it_is_settled(
     service.resolve_duplicate(second.verdict, "distinct", scopes=service.scopes())
     show(qtbot, pane, str(second.id))
     assert not pane.review_label.isVisible()
-    assert pane.links_list.labels() == ["— relates to: Spare key"]
+    assert pane.links_list.labels() == ["— relates to: Spare key (note)"]
 
 
 def test_a_file_whose_name_is_not_utf8_opens_by_its_bytes(tmp_path: Path) -> None:

@@ -63,6 +63,11 @@ def test_a_section_opened_shows_its_note_at_that_section(
     show(qtbot, pane, ids["cooling"])
     assert pane.current_node_id == ids["kiln"]
     qtbot.waitUntil(lambda: pane._scroll.verticalScrollBar().value() > 0, timeout=WAIT_MS)
+    # The shade where the section begins is said in words too, above the text.
+    said = "Opened at the section “Cooling”, shaded where it begins."
+    assert pane.marks_label.text() == said and pane.marks_label.isVisible()
+    show(qtbot, pane, ids["invoice"])  # another memory: nothing opened at a section
+    assert "Opened at" not in pane.marks_label.text()
 
 
 def test_a_pdf_lists_its_pages_opens_them_alone_and_is_not_edited(

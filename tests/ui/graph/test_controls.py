@@ -13,7 +13,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from cairn.ui.base.session import Session
-from cairn.ui.graph.colours import COLOUR_WORDS, LAYER_COLOURS
+from cairn.ui.base.type_colours import COLOUR_WORDS
+from cairn.ui.graph.colours import LAYER_COLOURS
 from cairn.ui.graph.view import REQUEST_DELAY_MS, GraphView
 from tests.ui.graph.test_graph_view import WAIT_MS, make_view, seed, shown, shown_ids
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
@@ -57,13 +58,35 @@ def test_create_a_vault_then_it_is_listed_as_recent(qtbot, screen: UnlockScreen)
     assert (vault.parent.stat().st_mode & 0o777) == 0o700
 
 
-def test_mismatched_passphrases_are_refused(qtbot, screen: UnlockScreen) -> None:
+def _said_differ(screen: UnlockScreen) -> list[str]:
+    """The texts on screen that say the two passphrases differ."""
+    return [
+        label.text()
+        for label in screen.findChildren(QLabel)
+        if label.isVisibleTo(screen) and "differ" in label.text()
+    ]
+
+
+def test_mismatched_passphrases_are_refused_and_said_once(qtbot, screen: UnlockScreen) -> None:
+    screen.show()
+    qtbot.waitExposed(screen)
     _type_new_passphrase(qtbot, screen, PASSPHRASE, PASSPHRASE + "x")
     assert "differ" in screen.new_passphrase.strength_label.text()
+    repeat = screen.new_passphrase.second
+    assert "differ" in repeat.accessibleDescription()
+    screen.new_passphrase.first.setFocus()
     qtbot.mouseClick(screen.create_button, Qt.MouseButton.LeftButton)
-    assert "differ" in screen.create_notice.text()
+    assert len(_said_differ(screen)) == 1  # under the fields, not again by the button
+    qtbot.waitUntil(repeat.hasFocus)  # where it is to be put right
     assert not screen.busy
     assert not Path(screen.location.text()).exists()
+
+
+def test_a_repeat_left_empty_is_said_by_the_button(qtbot, screen: UnlockScreen) -> None:
+    qtbot.keyClicks(screen.new_passphrase.first, PASSPHRASE)
+    qtbot.mouseClick(screen.create_button, Qt.MouseButton.LeftButton)
+    assert "differ" in screen.create_notice.text()
+    assert "differ" not in screen.new_passphrase.strength_label.text()
 
 
 def test_an_empty_passphrase_is_refused(qtbot, screen: UnlockScreen) -> None:

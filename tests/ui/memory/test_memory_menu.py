@@ -81,7 +81,10 @@ def test_remove_link_takes_that_link_away_and_undo_brings_it_back(
     service.link(ids["fee"], ids["note"], "references", scopes=ALL)
     with qtbot.waitSignal(pane.loaded, timeout=WAIT_MS):
         window.open_node(ids["note"])
-    assert pane.links_list.labels() == ["→ involves: Ada Brook", "← references: Club fee"]
+    assert pane.links_list.labels() == [
+        "→ involves: Ada Brook (person)",
+        "← references: Club fee (fact)",
+    ]
 
     def links_of_note() -> list[tuple[str, str, str]]:
         edges = service.get([ids["note"]], scopes=ALL, use=False).nodes[0].edges

@@ -6,6 +6,7 @@ sections say so, an error is a sentence, and locking clears the screen."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QScrollArea
 
 from cairn.app.service import MemoryService
 from cairn.ui.base.session import Session
@@ -136,6 +137,28 @@ def test_a_name_linked_three_times_is_listed_to_describe(
     with qtbot.waitSignal(panel.open_requested) as opened:
         panel.describe_button.click()
     assert opened.args == [stub.id]
+
+
+def test_a_short_dock_shows_a_short_page_without_scrolling_it(
+    qtbot, open_session: Session, service: MemoryService
+) -> None:
+    """The page of a name to describe asks for its own height, not that of the two memories
+    side by side hidden behind it: in a dock a few lines high it shows whole."""
+    for title in ("Boat repairs", "Stall rota", "Lanterns"):
+        service.write("Note", title, f"{title} for the [[Harbour Festival]] this summer.")
+    stub = service.briefing(scopes=ALL).stubs_to_enrich[0]
+    service.write("Note", *KEY)
+    service.write("Note", *KEY_REWORDED)  # a pair to compare: the tallest page
+    panel = _panel(qtbot, open_session)
+    panel.resize(760, 170)
+    panel.show()
+    _wait_for_counts(qtbot, panel, stubs=1, duplicate=1)
+    assert panel.select(f"stub:{stub.id}")
+    page_scroll = panel.describe_button.parentWidget().parentWidget()
+    while not isinstance(page_scroll, QScrollArea):
+        page_scroll = page_scroll.parentWidget()
+    qtbot.waitUntil(lambda: page_scroll.verticalScrollBar().maximum() == 0)
+    assert panel.minimumSizeHint().height() <= 170
 
 
 def test_empty_sections_say_so_in_words(qtbot, open_session: Session) -> None:

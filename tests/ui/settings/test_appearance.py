@@ -1,19 +1,22 @@
 """Settings › Appearance in the real window: a dark theme applies a dark palette at once, the
-text size changes the application's font, OK keeps them in this computer's preferences,
-Cancel puts back what was kept, and the saved look is applied at start."""
+text size changes the application's font (the detail pane's title grows with it, the review
+list keeps its entries whole), OK keeps them in this computer's preferences, Cancel puts back
+what was kept, and the saved look is applied at start."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QFontMetrics, QPalette
+from PySide6.QtWidgets import QApplication, QTreeWidget, QTreeWidgetItem
 
 from cairn.ui.base import appearance
 from cairn.ui.base.preferences import Preferences
+from cairn.ui.detail.memory_view import TITLE_POINT_SCALE
 from cairn.ui.settings.dialog import SettingsDialog
 from cairn.ui.shell.main_window import MainWindow
+from tests.app.dedup.test_review_queue import KEY, KEY_REWORDED
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +95,44 @@ def test_an_unknown_choice_in_the_file_reads_as_the_system(tmp_path) -> None:
     path.write_text("[appearance]\ntheme=purple\nfont_size=enormous\n")
     preferences = Preferences(path)
     assert (preferences.theme(), preferences.font_size()) == ("system", "system")
+
+
+def _entry_width(tree: QTreeWidget, item: QTreeWidgetItem) -> int:
+    depth = 0 if item.parent() is None else 1
+    text = QFontMetrics(item.font(0)).horizontalAdvance(item.text(0))
+    return text + depth * tree.indentation()
+
+
+def test_the_largest_text_grows_the_title_and_keeps_review_entries_whole(
+    qtbot, window: MainWindow
+) -> None:
+    service = window.session.service
+    note = service.write("Note", "Ferry times", "The ferry leaves at nine.").node
+    service.write("Note", *KEY)
+    service.write("Note", *KEY_REWORDED)  # kept, awaiting review: an entry in the list
+    window.open_node(note.id)
+    title = window.workspace.detail.title_label
+    qtbot.waitUntil(lambda: title.text() == "Ferry times")
+    window.show_review()
+    window.session.changed.emit()
+    review = window.workspace.review
+    tree = review._tree
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() > 0 and tree.topLevelItem(0).childCount())
+    assert title.font().pointSizeF() == pytest.approx(
+        QApplication.font().pointSizeF() * TITLE_POINT_SCALE
+    )
+
+    dialog = _settings(window)
+    page = dialog.appearance
+    page.font_size.setCurrentIndex(page.font_size.findData("largest"))
+    largest = QApplication.font().pointSizeF()
+    qtbot.waitUntil(lambda: title.font().pointSizeF() == pytest.approx(largest * TITLE_POINT_SCALE))
+    assert title.font().bold()
+    # Every entry of the review list is whole: as wide as its text, scrolled to if need be.
+    qtbot.waitUntil(lambda: tree.font().pointSizeF() == pytest.approx(largest))
+    items = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    items += [item.child(j) for item in list(items) for j in range(item.childCount())]
+    widest = max(_entry_width(tree, item) for item in items)
+    qtbot.waitUntil(lambda: tree.header().sectionSize(0) >= widest)
+    dialog.reject()  # Cancel: the text size that was kept comes back
+    qtbot.waitUntil(lambda: title.font().pointSizeF() < largest * TITLE_POINT_SCALE)

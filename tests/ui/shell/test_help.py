@@ -88,3 +88,49 @@ def test_keyboard_shortcuts_lists_every_action_that_has_keys(qtbot, window: Main
     assert "Help › About Cairn" not in rows  # no keys, nothing to list
     dialog.reject()
     assert QApplication.activeModalWidget() is None
+
+
+def test_the_guide_lists_its_headings_and_each_shows_its_section(qtbot, window: MainWindow) -> None:
+    guide = window.open_user_guide()
+    qtbot.waitExposed(guide)
+    headings = guide.headings()
+    assert headings[:3] == ["Cairn user guide", "1. Install and start", "Around the window"]
+    assert "7. Backups" in headings and "Export and import" in headings
+    scroll = guide.browser.verticalScrollBar()
+    assert scroll.value() == 0
+    (item,) = guide.contents.findItems("7. Backups", Qt.MatchFlag.MatchExactly)
+    at = guide.contents.visualItemRect(item).center()
+    qtbot.mouseClick(guide.contents.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    assert guide.browser.textCursor().block().text() == "7. Backups"
+    qtbot.waitUntil(lambda: scroll.value() > 0)
+    shown_from = guide.browser.cursorForPosition(guide.browser.viewport().rect().topLeft())
+    assert shown_from.block().text() == "7. Backups"  # the section at the top of the text
+    assert guide.go_to("Export and import")
+    assert guide.browser.textCursor().block().text() == "Export and import"
+
+
+def test_the_keys_list_names_undo_plainly_and_the_keys_of_panels_too(
+    qtbot, window: MainWindow
+) -> None:
+    service = window.session.service
+    note = service.write("Note", "The wifi password at the cabin", "On the fridge.").node
+    detail = window.workspace.detail
+    with qtbot.waitSignal(detail.loaded, timeout=10_000):
+        window.open_node(note.id)
+    detail.archive_current()
+    qtbot.waitUntil(lambda: window.undo_stack.count() == 1, timeout=10_000)
+    window.workspace.library.setFocus()  # no text field: Undo names what it would take back
+    window.edit_actions.refresh()
+    assert "wifi" in window.edit_actions.undo.text()
+    dialog = window.show_shortcuts()
+    rows = dict(dialog.rows())
+    assert rows["Edit › Undo"] == rows["Edit › Undo"].strip() != ""
+    assert not any("wifi" in command for command in rows)
+    # The keys that live in panels and dialogs, as they are bound.
+    assert rows["Search field › Clear it (when empty: go to the results)"] == "Esc"
+    assert rows["Note editor and forms › Save"] == "Ctrl+S"
+    assert rows["Quick capture › Capture to the inbox"] == "Ctrl+Enter"
+    assert rows["Graph › Zoom in"] == "Ctrl++, Ctrl+="
+    assert rows["Graph › Fit the whole picture"] == "Ctrl+0"
+    assert rows["Welcome › Try the sample vault"] == "Alt+T"
+    dialog.reject()

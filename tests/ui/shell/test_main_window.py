@@ -92,6 +92,18 @@ def test_ctrl_l_locks_closes_the_service_and_preselects_the_vault(
     assert not window.find_action.isEnabled()
 
 
+def test_the_toolbar_shows_only_while_a_vault_is_open(qtbot, window: MainWindow) -> None:
+    toolbar = window.menus.toolbar
+    assert toolbar.isVisible()
+    with qtbot.waitSignal(window.session.locked):
+        window.lock()
+    assert not toolbar.isVisible()  # not a row of greyed buttons over the unlock screen
+    locked = MainWindow(Session(), Preferences())
+    qtbot.addWidget(locked)
+    locked.show()
+    assert not locked.menus.toolbar.isVisible()
+
+
 def test_idle_time_locks_the_window(qtbot, window: MainWindow) -> None:
     window.autolock.set_interval_ms(300)
     with qtbot.waitSignal(window.session.locked, timeout=5_000):
@@ -227,7 +239,7 @@ def test_a_layout_saved_with_three_columns_and_a_graph_dock_still_restores(
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    assert window._docks_laid_out  # the old state's docks were taken, the graph's left out
+    assert window.workspace.docks_sized  # the old state's docks were taken, the graph's left out
     assert window.workspace.docks["review"].isVisible()
     assert not window.workspace.docks["review"].isFloating()
     tabs, detail = window.workspace.splitter.sizes()
