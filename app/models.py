@@ -597,6 +597,7 @@ class MemoryPreview:
     text: str  # the first ``review.PREVIEW_CHARS`` characters of its body
     recorded_at: str
     source: str | None
+    shelf: str  # what a person calls it (a note read from a file is a Note, not a Document)
 
     def as_dict(self) -> JsonObject:
         return asdict(self)

@@ -96,15 +96,18 @@ def _bare(line: str, unmarked: str) -> str:
 
 
 def _is_hidden(bare: str, hidden: tuple[str, ...]) -> bool:
-    """A hidden line: whole or cut at its end (it starts with one's ``key: ``), or cut at its
-    start by the index's ellipsis (what is left is a piece of one)."""
+    """A hidden line: whole or cut at its end (it starts with one's ``key: ``, or the cut left
+    less than that: "media…"), or cut at its start by the index's ellipsis (what is left is a
+    piece of one)."""
     text = bare.strip()
-    cut_start = text.startswith(ELLIPSIS)
+    cut_start, cut_end = text.startswith(ELLIPSIS), text.endswith(ELLIPSIS)
     text = text.strip(ELLIPSIS).strip()
     if not text:
         return False
     for line in hidden:
         label = line.split(": ", 1)[0] + ": "
         if text.startswith(label) or (cut_start and text in line):
+            return True
+        if cut_end and line.startswith(text):
             return True
     return False

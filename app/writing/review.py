@@ -36,6 +36,7 @@ from cairn.app.models import (
     WriteResult,
 )
 from cairn.app.packs import Pack
+from cairn.app.text.shelves import shelf_of
 from cairn.app.text.surface import searchable_text
 from cairn.app.upkeep import receipts
 from cairn.app.writing import unmerge
@@ -240,4 +241,5 @@ def _preview(row: NodeRow | None) -> MemoryPreview | None:
         text=row["body"][:PREVIEW_CHARS],
         recorded_at=row["recorded_at"],
         source=row["source"],
+        shelf=shelf_of(row["type"], json.loads(row["attrs"])),
     )

@@ -100,6 +100,7 @@ ENTITY_MATCH = {
 PREVIEW = {
     "id": "str",
     "recorded_at": "str",
+    "shelf": "str",
     "source": "null",
     "status": "str",
     "text": "str",

@@ -85,10 +85,10 @@ class MemoryCard(QFrame):
         self._id = preview.id
         self.title.setText(preview.title or "(untitled)")
         when = preview.recorded_at[:10]
-        self.kind.setText(" · ".join(p for p in (preview.type, preview.status, when) if p))
+        self.kind.setText(" · ".join(p for p in (preview.shelf, preview.status, when) if p))
         self.source.setText(f"From {source}" if source else "Written in Cairn")
         empty = "(no text)"
-        if preview.type == "Document":  # a file's text is in its passages
+        if preview.shelf == "Document":  # a PDF's or a recording's text is in its passages
             empty = "(A file: its text is in its passages. Open it to read them.)"
         self.text.setPlainText(preview.text or empty)
         self.open_button.setEnabled(True)

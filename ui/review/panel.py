@@ -244,6 +244,10 @@ class ReviewPanel(QWidget):
         counts["retention"] = len(self._queue.proposals)
         return counts
 
+    def entry_keys(self) -> list[str]:
+        """The key of every entry listed, in order (see ``select``)."""
+        return [item.data(0, KEY_ROLE) for item in self._entries()]
+
     def select(self, key: str) -> bool:
         """Select ``item:<review item id>``, ``stub:<node id>`` or ``section:<name>``."""
         for item in self._entries():

@@ -123,6 +123,9 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
         if hit.title == "garden"
     ]
     if garden:  # a note read from the folder: its text rendered, the search's words marked
+        shown.clear()
+        search.search_field.setText("herb bed by the pond")
+        wait_until(lambda: bool(shown))
         window.open_node(garden[0], "herb bed by the pond")
         wait_until(lambda: _detail_shows(window, garden[0]))
         grab(window, out, "03-detail.png")
@@ -141,7 +144,13 @@ def _shoot(app: QApplication, home: Path, out: Path) -> int:
     wait_until(lambda: not ingest.is_running, 300)
 
     window.show_review()
-    window.workspace.review.refresh()
+    review = window.workspace.review
+    review.refresh()
+    wait_until(lambda: not review.is_loading)
+    waiting = review.section_counts().get("duplicate", 0)
+    if waiting:  # the first pair side by side, as a person working the queue sees it
+        first = next(key for key in review.entry_keys() if key.startswith("item:"))
+        review.select(first)
     grab(window, out, "05-review.png")
 
     window.show_graph()

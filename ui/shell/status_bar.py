@@ -51,7 +51,9 @@ class WindowStatus(QObject):
         self.server_label.clicked.connect(open_server_settings)
         bar.addWidget(self.vault_label)
         bar.addWidget(self.counts_label)
-        bar.addWidget(self.review_button)
+        # On the right with the other lasting states: a normal widget shown while a message
+        # is (the count changes as an ingest ends and says so) would be drawn over its words.
+        bar.addPermanentWidget(self.review_button)
         bar.addPermanentWidget(self.busy_label)
         bar.addPermanentWidget(self.server_label)
         self.busy_label.setVisible(False)

@@ -10,6 +10,7 @@ import pytest
 
 from cairn.app.embedding.model import MiniLMEmbedder
 from cairn.app.errors import InvalidRequest, ReviewItemNotFound
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.models import AwaitingReview
 from cairn.app.service import MemoryService
 from cairn.storage import dedup_rows, graph_rows
@@ -157,6 +158,7 @@ def test_pending_lists_the_item_with_both_previews(service: MemoryService) -> No
     assert item.other.id == first.node.id
     assert item.other.status == "active"
     assert item.other.text == KEY[1]
+    assert item.node.shelf == item.other.shelf == "Note"
     assert service.pending(scopes=ALL, kinds=["duplicate"]) == items
     assert service.pending(scopes=ALL, kinds=["label_conflict"]) == []
     assert service.briefing(scopes=ALL).review_count == 1
@@ -443,3 +445,23 @@ def test_every_write_leaves_a_row_in_the_dedup_log(service: MemoryService, vault
     assert all(r["reason"] for r in rows)
     with vault.read() as conn:
         assert len(dedup_rows.decisions(conn, first.node.id)) == 3  # as node or candidate
+
+
+def test_a_pair_of_note_files_is_shown_as_notes(service: MemoryService, tmp_path: Path) -> None:
+    """A note read from a file is a Note to the person, in review as on the shelves."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    plan = (
+        "# Garden plan\n\nLena Vos suggested moving the herb bed next to the pond. The "
+        "tomatoes need more sun; try the south wall. Order seeds from Green Acre Ltd before "
+        "March.\n\n## Watering\n\nWater early in the morning. The rain barrel holds 200 litres."
+    )
+    for number in range(3):  # a letter that repeats the plan, written again and again
+        (folder / f"letter-{number}.md").write_text(f"# Letter {number}\n\n" + plan * 3)
+    service.ingest(IngestRequest.of([folder]))
+    items = service.pending(scopes=ALL, kinds=["duplicate"])
+    assert items, "letters that repeat each other wait for review"
+    for item in items:
+        assert item.node is not None and item.other is not None
+        assert (item.node.type, item.node.shelf) == ("Document", "Note")
+        assert item.other.shelf == "Note"

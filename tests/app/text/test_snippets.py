@@ -25,6 +25,11 @@ def test_file_bookkeeping_is_left_out_whole_or_cut() -> None:
     assert readable(whole, hidden, unmarked=START + END) == f"{START}daily{END}-notes"
     cut = "…someone/notes/daily-notes.md\nsha256: 5ca12749"
     assert readable(cut, hidden, unmarked=START + END) == ""
+    # Cut so short the key itself is cut: what is left still only begins the bookkeeping.
+    short = f"The {START}pharmacy{END} opens at eight.\nmedia…"
+    assert (
+        readable(short, hidden, unmarked=START + END) == f"The {START}pharmacy{END} opens at eight."
+    )
 
 
 def test_a_line_of_content_that_shares_a_word_with_the_path_stays() -> None:

@@ -76,9 +76,13 @@ def test_review_comes_forward_from_the_library_and_from_the_status_bar(
     pending = service.write("Note", *KEY_REWORDED)
     assert pending.outcome == "pending"
     window.session.changed.emit()
+    said = "Adding files finished: 14 files added. 1 near-copy waits for you in Review."
+    window.statusBar().showMessage(said)  # as an ingest ends while the count changes
     button = window.status.review_button
     qtbot.waitUntil(button.isVisible, timeout=WAIT_MS)
     assert button.text() == "1 waiting for review"
+    # Beside the message, not drawn over its words.
+    assert button.geometry().left() > window.statusBar().fontMetrics().horizontalAdvance(said)
     dock = window.workspace.docks["review"]
     assert not dock.isVisible()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
