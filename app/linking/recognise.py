@@ -264,13 +264,13 @@ def _mention(sentence: list[str], at: int, end: int, evidence: CaseEvidence) -> 
     )
     if quoted:  # "The Name of the Wind": a title in quotes is a name, whatever its words
         return Mention(" ".join(words), "Topic")
-    if not before[:1].isalpha() and not evidence.seen_as_name(words[0]):
-        # At the head of a sentence or a clause, a capital is put there by habit: a word alone
-        # there is a name only if the vault has seen it so, and the first word of a longer run
-        # is dropped if it is an ordinary word ("Yesterday Ana Lima called").
-        if len(words) == 1 or evidence.mostly_lower(words[0]):
-            words, at = words[1:], at + 1
-            before = ""
+    # At the head of a sentence or a clause, a capital is put there by habit: a word alone
+    # there is a name only if the vault has seen it so, and the first word of a longer run is
+    # dropped if it is an ordinary word ("Glad Ana Lima came").
+    heading = not before[:1].isalpha() and not evidence.seen_as_name(words[0])
+    if heading and (len(words) == 1 or evidence.mostly_lower(words[0])):
+        words, at = words[1:], at + 1
+        before = ""
     while words and words[-1].casefold() in _CONNECTORS:
         words.pop()
     if not words or len(words) > MAX_NAME_WORDS or _addressed(sentence, at, end):
