@@ -251,7 +251,9 @@ def _joins(sentence: list[str], at: int) -> int:
 
 
 def _mention(sentence: list[str], at: int, end: int, evidence: CaseEvidence) -> Mention | None:
-    words = [_POSSESSIVE.sub("", w).rstrip(".") for w in sentence[at:end]]
+    words = [w.rstrip(".") for w in sentence[at:end]]
+    # "Ana's book" names Ana; "the Philosopher's Stone" keeps its inner possessive.
+    words[-1] = _POSSESSIVE.sub("", words[-1])
     before = sentence[at - 1] if at > 0 else ""
     opening = at - 1
     while opening > 0 and sentence[opening].casefold() in _ARTICLES:
