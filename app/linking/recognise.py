@@ -102,6 +102,10 @@ _TOKEN = re.compile(
 _SENTENCE_END = frozenset({".", "!", "?", ":", ";", "(", ")"})
 _CLAUSE_END = _SENTENCE_END | _QUOTES | {","}
 _POSSESSIVE = re.compile(r"['’]s?$")
+# A chat line: a speaker's name (after a time, if any) and a colon at the start of a line.
+_SPEAKER = re.compile(
+    r"^[ \t]*(?:\d{1,2}[:.]\d{2}[ \t]+)?([A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}):[ \t]", re.M
+)
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,15 @@ class CaseEvidence:
     def __init__(self) -> None:
         self.lower: Counter[str] = Counter()
         self.capital: Counter[str] = Counter()
+        # Who speaks in the vault's chats ("Ana: see you!"): the people a chat is between are
+        # spoken to far more often than spoken of, and every line of theirs would name them.
+        self.speakers: set[str] = set()
 
     def learn(self, text: str) -> None:
         """Counts the words of ``text``. Only a capital right after a word in lower case is
         evidence of a name: at the head of a sentence, after a comma or a quote mark, a
         capital is put there by habit ("Wow, Congrats!")."""
+        self.speakers.update(m.group(1).casefold() for m in _SPEAKER.finditer(text))
         for sentence in _sentences(text):
             for at, word in enumerate(sentence):
                 if not _is_word(word):
@@ -277,6 +285,8 @@ def _mention(sentence: list[str], at: int, end: int, evidence: CaseEvidence) -> 
         words.pop()
     if not words or len(words) > MAX_NAME_WORDS or _addressed(sentence, at, end):
         return None
+    if " ".join(words).casefold() in evidence.speakers:
+        return None
     cue = before.casefold().rstrip(".")
     kind = _kind(words, cue)
     if len(words) == 1:
@@ -295,15 +305,19 @@ def _mention(sentence: list[str], at: int, end: int, evidence: CaseEvidence) -> 
 def _addressed(sentence: list[str], at: int, end: int) -> bool:
     """The name stands alone in its clause, with at most one other word: it is spoken to."""
     left = at
-    while left > 0 and sentence[left - 1] not in _CLAUSE_END:
+    while left > 0 and not _ends_clause(sentence[left - 1]):
         left -= 1
     right = end
-    while right < len(sentence) and sentence[right] not in _CLAUSE_END:
+    while right < len(sentence) and not _ends_clause(sentence[right]):
         right += 1
     others = [t.casefold() for t in sentence[left:at] + sentence[end:right] if _is_word(t)]
     bounded = right < len(sentence) or left > 0
     # "by Patrick Rothfuss." is a phrase about him: a preposition does not speak to anyone.
     return bounded and len(others) <= 1 and not _PREPOSITIONS.intersection(others)
+
+
+def _ends_clause(token: str) -> bool:
+    return token in _CLAUSE_END or token[0] in "-–—"
 
 
 def _kind(words: list[str], before: str) -> str:

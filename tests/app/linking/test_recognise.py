@@ -63,6 +63,14 @@ def test_a_name_spoken_to_is_no_mention() -> None:
     ]
 
 
+def test_the_people_a_chat_is_between_are_spoken_to_not_of() -> None:
+    """A chat line's speaker ("Ana: ...") is a participant: named in the other's lines she is
+    addressed ("same here Ana."), and every line of hers would name her."""
+    chat = "Ana: I saw Bruno at the market.\nLeo: Nice, same here Ana. Bruno sells figs."
+    assert names(chat) == [("Bruno", "Topic")]
+    assert names("Thanks Melanie - love the vase!") == []
+
+
 def test_boilerplate_code_placeholders_and_headings_make_no_name() -> None:
     text = (
         "Copyright JS Foundation and other contributors.\n"
