@@ -304,7 +304,14 @@ class DocumentStore:
         person) is left as it is: a found name never retypes or revives an entity."""
         assert self.matcher is not None
         for candidate, vector in found:
-            if any(m.exact for m in resolver.lookup(conn, [candidate.name], [self._scope])):
+            exact = [m for m in resolver.lookup(conn, [candidate.name], [self._scope]) if m.exact]
+            live = sorted(
+                (m for m in exact if m.status in ("active", "stub")),
+                key=lambda m: m.type != candidate.type,  # the same kind first
+            )
+            if live and candidate.type == "Person":
+                self._people[candidate.name.casefold()] = live[0].id  # a chat's speaker
+            if exact:
                 continue
             stub = self._writer.store_found_entity(
                 NewMemory(candidate.type, candidate.name, scope=self._scope, status="stub"),

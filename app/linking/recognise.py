@@ -278,9 +278,17 @@ def _mention(sentence: list[str], at: int, end: int, evidence: CaseEvidence) -> 
     # there is a name only if the vault has seen it so, and the first word of a longer run is
     # dropped if it is an ordinary word ("Glad Ana Lima came").
     heading = not before[:1].isalpha() and not evidence.seen_as_name(words[0])
-    if heading and (len(words) == 1 or evidence.mostly_lower(words[0])):
+    # "Rehearsal of the Brahms" at a sentence's head is a phrase; "Bank of England" a name.
+    joined = (
+        len(words) > 1
+        and words[1].casefold() in _CONNECTORS
+        and words[0].casefold() not in _ORG_WORDS | _PLACE_WORDS
+    )
+    if heading and (len(words) == 1 or joined or evidence.mostly_lower(words[0])):
         words, at = words[1:], at + 1
         before = ""
+    while words and words[0].casefold() in _CONNECTORS | _ARTICLES:
+        words, at = words[1:], at + 1
     while words and words[-1].casefold() in _CONNECTORS:
         words.pop()
     if not words or len(words) > MAX_NAME_WORDS or _addressed(sentence, at, end):

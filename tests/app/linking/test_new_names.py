@@ -83,3 +83,16 @@ def test_an_archived_name_is_not_brought_back(service: MemoryService) -> None:
     assert _mentioned(service, again.id) == {}
     found = [h for h in service.search("Sunbeam Storage", scopes=ALL).results if h.id != again.id]
     assert all(h.type in ("Note",) for h in found)
+
+
+def test_forgetting_a_note_takes_the_names_only_it_stated(service: MemoryService) -> None:
+    """A name found in a text is part of that text: forgotten with it, unless another memory
+    names it too."""
+    alone = _note(service, "Clinic", "The scan is booked at Quartzfield Clinic on Friday.")
+    shared = _note(service, "Lunch", "Lunch with Odile Marchetti near the market.")
+    _note(service, "Dinner", "Dinner with Odile Marchetti at home.")
+    assert _entities(service, "Quartzfield Clinic") and _entities(service, "Odile Marchetti")
+    service.forget(alone.id, scopes=ALL)
+    service.forget(shared.id, scopes=ALL)
+    assert _entities(service, "Quartzfield Clinic") == []
+    assert [n.status for n in _entities(service, "Odile Marchetti")] == ["stub"]
