@@ -316,9 +316,21 @@ _RULES: list[tuple[re.Pattern[str], _Resolve]] = [
 ]  # fmt: skip
 
 
+# Every rule above needs one of these (a digit, "day" in yesterday and the weekdays, a unit, a
+# season, a month's first letters): a text with none is passed over without running the rules,
+# as most lines of a conversation are.
+_MAYBE_TIME = re.compile(
+    r"\d|day|week|month|year|ago|tonight|tomorrow|morning|afternoon|evening|night"
+    r"|spring|summer|autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec",
+    re.IGNORECASE,
+)
+
+
 def spans(text: str, reference: date) -> tuple[Span, ...]:
     """The spans of days ``text``'s time expressions name, resolved against ``reference`` (the
     day it was said), in reading order; each expression is read once."""
+    if _MAYBE_TIME.search(text) is None:
+        return ()
     text = fold_accents(text)
     found: list[tuple[int, Span]] = []
     for pattern, resolve in _RULES:
