@@ -153,7 +153,8 @@ def search(
             fulltext.search_scored(conn, text_query, scopes, statuses, depth) if text_query else []
         )
         text_leg = [seq for seq, _ in text_scored]
-        nearest = vector_future.result() if vector_future is not None else None
+        found_near = vector_future.result() if vector_future is not None else None
+        nearest = found_near.hits if found_near is not None else None
         vector_leg = [seq for seq, _ in nearest or []]
         found = set(vector_leg) | set(text_leg)
         rows = {r["seq"]: r for r in graph_rows.heads_by_seqs(conn, list(found), scopes)}
@@ -164,7 +165,20 @@ def search(
             {seq: score for seq, score in text_scored if seq in shown},
         ]
         neighbours, groups = _context(conn, shown, rows, scopes)
-        fused = fusion.combine(legs, neighbours, groups)
+        # Each leg also scores what it did not rank: the other leg's hits, and the visible
+        # neighbours that lend them context (``fusion``).
+        around = {n for sides in neighbours.values() for n in sides}
+        others = shown | {n for n in around if _shown(rows.get(n), statuses, instant)}
+        unranked = [
+            space.cosines(found_near.vector, sorted(others - legs[0].keys()))
+            if found_near is not None
+            else {},
+            fulltext.scores_of(conn, text_query, sorted(others - legs[1].keys()))
+            if text_query
+            else {},
+        ]
+        coverage = fulltext.word_shares(conn, text_query, sorted(shown)) if text_query else None
+        fused = fusion.combine(legs, neighbours, groups, unranked=unranked, coverage=coverage)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}
         if options.profile == "balanced" and fused:

@@ -11,6 +11,7 @@ import pytest
 
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import EdgeCounts, Node, SearchResponse, StubToEnrich
+from cairn.app.retrieval import fusion
 from cairn.app.retrieval import search as retrieval
 from cairn.app.retrieval.graph_reads import EDGES_PER_DIRECTION
 from cairn.app.service import MemoryService
@@ -228,9 +229,9 @@ def test_diagnostics_explain_every_hit_only_when_asked(
             assert d["cosine"] is None
         else:
             assert -1.0 <= d["cosine"] <= 1.0
-        # The fused score is the mean of the legs' scaled scores: in [0, 1], and above 0 only
-        # where a leg found the hit (or, through its context, its neighbours).
-        assert 0.0 <= d["fused"] <= 1.0
+        # The fused score is the mean of the legs' scaled scores (in [0, 1]) and what the share
+        # of the query's words the hit holds adds.
+        assert 0.0 <= d["fused"] <= 1.0 + fusion.COVERAGE_WEIGHT
         assert hit.score == pytest.approx(d["fused"] + d["graph"], abs=1e-7)
         assert (d["graph_via"] is None) == (hit.ranks["graph"] is None)
         assert d["collapsed"] == hit.collapsed
