@@ -59,7 +59,7 @@ CAIRN = "cairn balanced (default)"
 # What each mechanism of the fusion adds: the default search with that one switched off.
 ABLATIONS: dict[str, dict[str, Any]] = {
     "cairn - other leg's scores": {"unranked": ()},
-    "cairn - word coverage": {"coverage_weight": 0.0},
+    "cairn - word coverage": {"coverage_weight": 0.0},  # fusion.covered's weight
     "cairn - group context": {"group_weight": 0.0},
     "cairn - both contexts": {"group_weight": 0.0, "context_weight": 0.0},
     "cairn rrf, no context": {"rrf": True},
@@ -94,8 +94,14 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
     def without(switches: dict[str, Any]) -> Ranker:
         search = through_service("balanced")
 
+        combine_switches = {k: v for k, v in switches.items() if k != "coverage_weight"}
+        weight = switches.get("coverage_weight", fusion.COVERAGE_WEIGHT)
+
         def ranked(question: str) -> list[str]:
-            with unittest.mock.patch.object(fusion, "combine", _ablated(switches)):
+            with (
+                unittest.mock.patch.object(fusion, "combine", _ablated(combine_switches)),
+                unittest.mock.patch.object(fusion, "COVERAGE_WEIGHT", weight),
+            ):
                 return search(question)
 
         return ranked

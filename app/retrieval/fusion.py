@@ -27,7 +27,7 @@ the other really says of it. On the dev conversations this adds 2.9 points of Re
 of Recall@10 (``bench.conversations``, "cairn - other leg's scores").
 
 Last, each candidate gains ``COVERAGE_WEIGHT`` times the share of the query's words it holds
-(``coverage``): BM25 sums what each word adds, so one rare word repeated can outrank a memory
+(``covered``): BM25 sums what each word adds, so one rare word repeated can outrank a memory
 holding all the words, and the vector leg does not count words at all. A memory that holds
 every word the question asks by is the text leg's surest kind of hit, and it is no longer
 displaced by one near in meaning that holds few of them.
@@ -63,14 +63,10 @@ def combine(
     context_weight: float = CONTEXT_WEIGHT,
     group_weight: float = GROUP_WEIGHT,
     unranked: Sequence[Mapping[int, float]] = (),
-    coverage: Mapping[int, float] | None = None,
-    coverage_weight: float = COVERAGE_WEIGHT,
 ) -> dict[int, float]:
-    """Each candidate's fused score: the mean over the legs that found anything of its
-    min-max scaled, context-raised score (in [0, 1]), plus ``coverage_weight`` times the share
-    of the query's words it holds (``coverage``, none when missing). The candidates are every
-    leg's hits; a leg scores one it did not rank by ``unranked`` (the leg's list, by position),
-    else as 0."""
+    """Each candidate's fused score in [0, 1]: the mean over the legs that found anything of
+    its min-max scaled, context-raised score. The candidates are every leg's hits; a leg scores
+    one it did not rank by ``unranked`` (the leg's list, by position), else as 0."""
     used = [(leg, unranked[i] if i < len(unranked) else {}) for i, leg in enumerate(legs) if leg]
     candidates = {seq for leg, _ in used for seq in leg}
     if not used:
@@ -93,11 +89,17 @@ def combine(
         span = high - low
         for seq, value in raised.items():
             fused[seq] += (value - low) / span if span > 0 else 1.0
-    coverage = coverage or {}
-    return {
-        seq: value / len(used) + coverage_weight * coverage.get(seq, 0.0)
-        for seq, value in fused.items()
-    }
+    return {seq: value / len(used) for seq, value in fused.items()}
+
+
+def covered(
+    scores: Mapping[int, float], coverage: Mapping[int, float], weight: float | None = None
+) -> dict[int, float]:
+    """Each score plus ``weight`` (``COVERAGE_WEIGHT`` when None) times the share of the
+    query's words that memory holds (``coverage``; none when it is not there). Search adds it
+    last, so what the graph leg passes on is the legs' score, not the words a hit holds."""
+    weight = COVERAGE_WEIGHT if weight is None else weight
+    return {seq: score + weight * coverage.get(seq, 0.0) for seq, score in scores.items()}
 
 
 def _group_best(

@@ -178,12 +178,12 @@ def search(
             else {},
         ]
         coverage = fulltext.word_shares(conn, text_query, sorted(shown)) if text_query else None
-        fused = fusion.combine(legs, neighbours, groups, unranked=unranked, coverage=coverage)
+        fused = fusion.combine(legs, neighbours, groups, unranked=unranked)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}
         if options.profile == "balanced" and fused:
             graph_scores, via = _graph_leg(conn, fused, rows, scopes, statuses, instant)
-        scores = dict(fused)
+        scores = fusion.covered(fused, coverage or {})
         for seq, extra in graph_scores.items():
             scores[seq] = scores.get(seq, 0.0) + extra
         ranked = total_order(scores, rows)
@@ -221,6 +221,7 @@ def search(
         if options.diagnostics:
             diagnostics = {
                 "fused": round(fused.get(seq, 0.0), 8),
+                "words": round(scores[seq] - fused.get(seq, 0.0) - graph_scores.get(seq, 0.0), 8),
                 "graph": round(graph_scores.get(seq, 0.0), 8),
                 "graph_via": via.get(seq),
                 "cosine": round(cosines[seq], 6) if seq in cosines else None,

@@ -96,6 +96,7 @@ def test_a_memory_holding_every_word_asked_is_not_displaced_by_one_word_repeated
     plain = fusion.combine([text, vector])
     assert plain[1] > plain[2]
     shares = {1: 1 / 3, 2: 1.0, 3: 1 / 3}
-    covered = fusion.combine([text, vector], coverage=shares)
+    covered = fusion.covered(plain, shares)
     assert covered[2] > covered[1] > covered[3]
-    assert fusion.combine([text, vector], coverage=shares, coverage_weight=0.0) == plain
+    assert fusion.covered(plain, shares, weight=0.0) == plain
+    assert fusion.covered(plain, {}) == plain  # a memory holding none of the words gains none
