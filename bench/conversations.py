@@ -14,8 +14,8 @@ answer it, and does a log of look-alike events stay findable? (``make bench-qual
 2. The same questions against the same turns in other ways. Cairn: the default search
    (``balanced``), ``fast``, the default with one mechanism of the fusion switched off in turn
    (``ABLATIONS``: each leg's scores of the other's hits, the share of the question's words a
-   memory holds, the session/document context, both contexts, score fusion itself), and each
-   leg alone through ``retrieval.search``. Baselines
+   memory holds, the session/document context, both contexts, score fusion itself, the time
+   match of ``retrieval.timing``), and each leg alone through ``retrieval.search``. Baselines
    outside Cairn, with no gate (``bench.baselines``): plain BM25, plain dense cosine with the same
    model, and plain RRF of the two; their unit is the turn.
 3. The templated workload (``bench.templated``): thousands of distinct look-alike events in one
@@ -30,6 +30,7 @@ an error, status 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -45,7 +46,7 @@ from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
-from cairn.app.retrieval import fusion
+from cairn.app.retrieval import fusion, timing
 from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
 from cairn.app.text.surface import searchable_text
@@ -63,6 +64,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "cairn - group context": {"group_weight": 0.0},
     "cairn - both contexts": {"group_weight": 0.0, "context_weight": 0.0},
     "cairn rrf, no context": {"rrf": True},
+    "cairn - time match": {"time_match": False},
 }
 CONFIGS = (CAIRN, "cairn fast", *ABLATIONS, "cairn text leg", "cairn vector leg")
 BASELINES = ("bm25", "dense", "rrf(bm25, dense)")
@@ -93,15 +95,27 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
 
     def without(switches: dict[str, Any]) -> Ranker:
         search = through_service("balanced")
-
-        combine_switches = {k: v for k, v in switches.items() if k != "coverage_weight"}
-        weight = switches.get("coverage_weight", fusion.COVERAGE_WEIGHT)
+        fusion_switches = {
+            k: v for k, v in switches.items() if k not in ("time_match", "coverage_weight")
+        }
 
         def ranked(question: str) -> list[str]:
-            with (
-                unittest.mock.patch.object(fusion, "combine", _ablated(combine_switches)),
-                unittest.mock.patch.object(fusion, "COVERAGE_WEIGHT", weight),
-            ):
+            with contextlib.ExitStack() as patches:
+                if fusion_switches:
+                    patches.enter_context(
+                        unittest.mock.patch.object(fusion, "combine", _ablated(fusion_switches))
+                    )
+                if "coverage_weight" in switches:
+                    patches.enter_context(
+                        unittest.mock.patch.object(
+                            fusion, "COVERAGE_WEIGHT", switches["coverage_weight"]
+                        )
+                    )
+                if switches.get("time_match") is False:  # neither its weight nor its depth
+                    patches.enter_context(unittest.mock.patch.object(timing, "TIME_WEIGHT", 0.0))
+                    patches.enter_context(
+                        unittest.mock.patch.object(timing, "TIME_DEPTH_FACTOR", 1)
+                    )
                 return search(question)
 
         return ranked

@@ -27,7 +27,7 @@ from cairn.app.clock import utc_stamp
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
-from cairn.app.retrieval import fusion, hit_faces
+from cairn.app.retrieval import fusion, hit_faces, timing
 from cairn.app.text.statements import occasions
 from cairn.storage import dedup_rows, fulltext, graph_rows, source_rows
 from cairn.storage.connection import Connection
@@ -137,7 +137,9 @@ def search(
     scopes = list(scopes)
     statuses = options.statuses()
     instant = as_of_instant(options.as_of) if options.as_of else None
-    depth = max(LEG_DEPTH, options.limit) * (AS_OF_DEPTH_FACTOR if instant else 1)
+    asked = timing.read_question(query, timing.asked_on(instant))
+    deeper = max(AS_OF_DEPTH_FACTOR if instant else 1, asked.depth_factor())
+    depth = max(LEG_DEPTH, options.limit) * deeper
     # While the vector index loads in the background (the window's open), the words answer.
     loading = space.answers_without_vectors()
     wanted = "vector" in options.legs
@@ -179,6 +181,8 @@ def search(
         ]
         coverage = fulltext.word_shares(conn, text_query, sorted(shown)) if text_query else None
         fused = fusion.combine(legs, neighbours, groups, unranked=unranked)
+        timed = timing.matches(conn, asked, rows, shown)
+        fused = timing.raised(fused, timed, timing.TIME_WEIGHT)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}
         if options.profile == "balanced" and fused:
@@ -224,6 +228,7 @@ def search(
                 "words": round(scores[seq] - fused.get(seq, 0.0) - graph_scores.get(seq, 0.0), 8),
                 "graph": round(graph_scores.get(seq, 0.0), 8),
                 "graph_via": via.get(seq),
+                "time_match": seq in timed,
                 "cosine": round(cosines[seq], 6) if seq in cosines else None,
                 "collapsed": collapsed.get(seq, []),
             }

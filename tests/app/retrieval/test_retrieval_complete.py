@@ -224,7 +224,15 @@ def test_diagnostics_explain_every_hit_only_when_asked(
     for hit in explained.results:
         d = hit.diagnostics
         assert d is not None
-        assert set(d) == {"fused", "words", "graph", "graph_via", "cosine", "collapsed"}
+        assert set(d) == {
+            "fused",
+            "words",
+            "graph",
+            "graph_via",
+            "time_match",
+            "cosine",
+            "collapsed",
+        }
         if hit.ranks["vector"] is None:
             assert d["cosine"] is None
         else:
