@@ -13,9 +13,10 @@ answer it, and does a log of look-alike events stay findable? (``make bench-qual
    Reported with the write outcomes and the turns whose memory a default search cannot show.
 2. The same questions against the same turns in other ways. Cairn: the default search
    (``balanced``), ``fast``, the default with one mechanism of the fusion switched off in turn
-   (``ABLATIONS``: the session/document context, both contexts, score fusion itself), and each
-   leg alone through ``retrieval.search``. Baselines outside
-   Cairn, with no gate (``bench.baselines``): plain BM25, plain dense cosine with the same
+   (``ABLATIONS``: each leg's scores of the other's hits, the share of the question's words a
+   memory holds, the session/document context, both contexts, score fusion itself, the time
+   match of ``retrieval.timing``), and each leg alone through ``retrieval.search``. Baselines
+   outside Cairn, with no gate (``bench.baselines``): plain BM25, plain dense cosine with the same
    model, and plain RRF of the two; their unit is the turn.
 3. The templated workload (``bench.templated``): thousands of distinct look-alike events in one
    vault, then 200 questions each asking for one of them.
@@ -29,6 +30,7 @@ an error, status 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -44,7 +46,7 @@ from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
-from cairn.app.retrieval import fusion
+from cairn.app.retrieval import fusion, timing
 from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
 from cairn.app.text.surface import searchable_text
@@ -57,9 +59,12 @@ DEFAULT_TEMPLATED = 10_000
 CAIRN = "cairn balanced (default)"
 # What each mechanism of the fusion adds: the default search with that one switched off.
 ABLATIONS: dict[str, dict[str, Any]] = {
+    "cairn - other leg's scores": {"unranked": ()},
+    "cairn - word coverage": {"coverage_weight": 0.0},  # fusion.covered's weight
     "cairn - group context": {"group_weight": 0.0},
     "cairn - both contexts": {"group_weight": 0.0, "context_weight": 0.0},
     "cairn rrf, no context": {"rrf": True},
+    "cairn - time match": {"time_match": False},
 }
 CONFIGS = (CAIRN, "cairn fast", *ABLATIONS, "cairn text leg", "cairn vector leg")
 BASELINES = ("bm25", "dense", "rrf(bm25, dense)")
@@ -90,9 +95,27 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
 
     def without(switches: dict[str, Any]) -> Ranker:
         search = through_service("balanced")
+        fusion_switches = {
+            k: v for k, v in switches.items() if k not in ("time_match", "coverage_weight")
+        }
 
         def ranked(question: str) -> list[str]:
-            with unittest.mock.patch.object(fusion, "combine", _ablated(switches)):
+            with contextlib.ExitStack() as patches:
+                if fusion_switches:
+                    patches.enter_context(
+                        unittest.mock.patch.object(fusion, "combine", _ablated(fusion_switches))
+                    )
+                if "coverage_weight" in switches:
+                    patches.enter_context(
+                        unittest.mock.patch.object(
+                            fusion, "COVERAGE_WEIGHT", switches["coverage_weight"]
+                        )
+                    )
+                if switches.get("time_match") is False:  # neither its weight nor its depth
+                    patches.enter_context(unittest.mock.patch.object(timing, "TIME_WEIGHT", 0.0))
+                    patches.enter_context(
+                        unittest.mock.patch.object(timing, "TIME_DEPTH_FACTOR", 1)
+                    )
                 return search(question)
 
         return ranked
@@ -107,15 +130,15 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
 
 
 def _ablated(switches: dict[str, Any]) -> Callable[..., dict[int, float]]:
-    """``fusion.combine`` with some mechanism off: a context weight at 0, or reciprocal rank
-    fusion of the legs' orders in place of their scores (with no context either)."""
+    """``fusion.combine`` with some mechanism off: a context weight at 0, a leg's scores of
+    the memories it did not rank left out, or reciprocal rank fusion of the legs' orders in
+    place of their scores (with no context either)."""
     combine = fusion.combine
 
-    def fused(legs: Sequence[dict[int, float]], *context: Any) -> dict[int, float]:
+    def fused(legs: Sequence[dict[int, float]], *context: Any, **given: Any) -> dict[int, float]:
         if switches.get("rrf"):
             return retrieval.rrf([sorted(leg, key=lambda seq: -leg[seq]) for leg in legs])
-        weights = {k: v for k, v in switches.items() if k != "rrf"}
-        return combine(legs, *context, **weights)
+        return combine(legs, *context, **(given | switches))
 
     return fused
 

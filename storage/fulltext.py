@@ -217,6 +217,39 @@ def snippets(conn: Connection, expression: str, seqs: Sequence[int]) -> dict[int
     return {row[0]: row[1] for row in rows}
 
 
+def scores_of(conn: Connection, query: TextQuery, seqs: Sequence[int]) -> dict[int, float]:
+    """The BM25 score (higher is better) of each of ``seqs`` that matches ``query``, as
+    ``search_scored`` would give it: a memory that matches none of its words has none. Empty
+    for a query too common to rank. The plan keeps the matches within ``POSTINGS_BUDGET``, so
+    this costs about what the search did, whatever the vault's size."""
+    if not seqs or not query.ranked:
+        return {}
+    rows = conn.execute(
+        f"SELECT rowid, -rank FROM search_index WHERE search_index MATCH ? "
+        f"AND +rowid IN ({placeholders(seqs)})",
+        (query.expression, *seqs),
+    )
+    return {row[0]: float(row[1]) for row in rows}
+
+
+def word_shares(conn: Connection, query: TextQuery, seqs: Sequence[int]) -> dict[int, float]:
+    """The share of ``query``'s words each of ``seqs`` holds (those holding none are left
+    out). Empty for a query too common to rank: its words are in too many memories to say
+    much, and matching each would cost what planning saved."""
+    if not seqs or not query.ranked or not query.terms:
+        return {}
+    held: dict[int, int] = {}
+    for term in query.terms:
+        rows = conn.execute(
+            f"SELECT rowid FROM search_index WHERE search_index MATCH ? "
+            f"AND +rowid IN ({placeholders(seqs)})",
+            (term, *seqs),
+        )
+        for (seq,) in rows:
+            held[seq] = held.get(seq, 0) + 1
+    return {seq: count / len(query.terms) for seq, count in held.items()}
+
+
 def covering(conn: Connection, query: TextQuery, seqs: Sequence[int]) -> list[int]:
     """Which of ``seqs`` hold every word ``query`` matches by, not just one of them."""
     if not seqs or not query.terms:

@@ -134,6 +134,17 @@ def bodies(conn: Connection, seqs: Sequence[int]) -> dict[int, str]:
     )
 
 
+def bodies_and_attrs(conn: Connection, seqs: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """Each node's body and its attributes as stored JSON text: what a search reads of its
+    candidates to learn when they speak of."""
+    if not seqs:
+        return {}
+    rows = conn.execute(
+        f"SELECT seq, body, attrs FROM nodes WHERE seq IN ({placeholders(seqs)})", tuple(seqs)
+    )
+    return {seq: (body, attrs) for seq, body, attrs in rows}
+
+
 # The rows are read with exactly the columns a NodeRow or HeadRow names: ``cast`` says so.
 def _nodes_where(
     conn: Connection,

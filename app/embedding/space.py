@@ -13,6 +13,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,6 +34,15 @@ REBUILD_BATCH = 64
 # (the graph server's clients) run side by side instead of queueing behind one thread. The
 # window searches one query at a time, and the pool starts a thread only when one is needed.
 QUERY_WORKERS = usable_cores()
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """A query's nearest memories, best first with their cosines, and the query's vector (to
+    score other memories the same way: ``EmbeddingSpace.cosines``)."""
+
+    hits: list[tuple[int, float]]
+    vector: FloatMatrix
 
 
 class EmbeddingSpace:
@@ -199,7 +209,7 @@ class EmbeddingSpace:
 
     def nearest_soon(
         self, query: str, scopes: list[str], statuses: Sequence[str], k: int
-    ) -> Future[list[tuple[int, float]] | None]:
+    ) -> Future[Nearest | None]:
         """Embed ``query`` and find its k nearest memories on a worker thread.
 
         Search runs this beside the full-text leg: the embedding and the matrix product release
@@ -213,11 +223,21 @@ class EmbeddingSpace:
 
     def _nearest(
         self, query: str, scopes: list[str], statuses: Sequence[str], k: int
-    ) -> list[tuple[int, float]] | None:
+    ) -> Nearest | None:
         vector = self.query_vector(query) if query.strip() else None
         if vector is None or self.index is None:
             return None
-        return self.index.search(vector, scopes, statuses, k)
+        return Nearest(self.index.search(vector, scopes, statuses, k), vector)
+
+    def cosines(self, vector: FloatMatrix, seqs: Sequence[int]) -> dict[int, float]:
+        """The cosine of ``vector`` (a query's) with each of ``seqs`` that has a vector, from
+        the same codes the index searches, so it compares with the cosines of its hits."""
+        found = self.vectors_of(seqs)
+        if not found:
+            return {}
+        matrix = np.stack(list(found.values()))
+        scores = np.einsum("ik,k->i", matrix, vector)  # not BLAS: see vector_index._scores
+        return {seq: float(score) for seq, score in zip(found, scores, strict=True)}
 
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, FloatArray]:
         """The indexed vectors of ``seqs`` (those it has)."""

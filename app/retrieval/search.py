@@ -27,7 +27,7 @@ from cairn.app.clock import utc_stamp
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import ALL_STATUSES, VISIBLE_STATUSES, SearchHit, SearchResponse
-from cairn.app.retrieval import fusion, hit_faces
+from cairn.app.retrieval import fusion, hit_faces, timing
 from cairn.app.text.statements import occasions
 from cairn.storage import dedup_rows, fulltext, graph_rows, source_rows
 from cairn.storage.connection import Connection
@@ -137,7 +137,9 @@ def search(
     scopes = list(scopes)
     statuses = options.statuses()
     instant = as_of_instant(options.as_of) if options.as_of else None
-    depth = max(LEG_DEPTH, options.limit) * (AS_OF_DEPTH_FACTOR if instant else 1)
+    asked = timing.read_question(query, timing.asked_on(instant))
+    deeper = max(AS_OF_DEPTH_FACTOR if instant else 1, asked.depth_factor())
+    depth = max(LEG_DEPTH, options.limit) * deeper
     # While the vector index loads in the background (the window's open), the words answer.
     loading = space.answers_without_vectors()
     wanted = "vector" in options.legs
@@ -153,7 +155,8 @@ def search(
             fulltext.search_scored(conn, text_query, scopes, statuses, depth) if text_query else []
         )
         text_leg = [seq for seq, _ in text_scored]
-        nearest = vector_future.result() if vector_future is not None else None
+        found_near = vector_future.result() if vector_future is not None else None
+        nearest = found_near.hits if found_near is not None else None
         vector_leg = [seq for seq, _ in nearest or []]
         found = set(vector_leg) | set(text_leg)
         rows = {r["seq"]: r for r in graph_rows.heads_by_seqs(conn, list(found), scopes)}
@@ -164,12 +167,27 @@ def search(
             {seq: score for seq, score in text_scored if seq in shown},
         ]
         neighbours, groups = _context(conn, shown, rows, scopes)
-        fused = fusion.combine(legs, neighbours, groups)
+        # Each leg also scores what it did not rank: the other leg's hits, and the visible
+        # neighbours that lend them context (``fusion``).
+        around = {n for sides in neighbours.values() for n in sides}
+        others = shown | {n for n in around if _shown(rows.get(n), statuses, instant)}
+        unranked = [
+            space.cosines(found_near.vector, sorted(others - legs[0].keys()))
+            if found_near is not None
+            else {},
+            fulltext.scores_of(conn, text_query, sorted(others - legs[1].keys()))
+            if text_query
+            else {},
+        ]
+        coverage = fulltext.word_shares(conn, text_query, sorted(shown)) if text_query else None
+        fused = fusion.combine(legs, neighbours, groups, unranked=unranked)
+        timed = timing.matches(conn, asked, rows, shown)
+        fused = timing.raised(fused, timed, timing.TIME_WEIGHT)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}
         if options.profile == "balanced" and fused:
             graph_scores, via = _graph_leg(conn, fused, rows, scopes, statuses, instant)
-        scores = dict(fused)
+        scores = fusion.covered(fused, coverage or {})
         for seq, extra in graph_scores.items():
             scores[seq] = scores.get(seq, 0.0) + extra
         ranked = total_order(scores, rows)
@@ -207,8 +225,10 @@ def search(
         if options.diagnostics:
             diagnostics = {
                 "fused": round(fused.get(seq, 0.0), 8),
+                "words": round(scores[seq] - fused.get(seq, 0.0) - graph_scores.get(seq, 0.0), 8),
                 "graph": round(graph_scores.get(seq, 0.0), 8),
                 "graph_via": via.get(seq),
+                "time_match": seq in timed,
                 "cosine": round(cosines[seq], 6) if seq in cosines else None,
                 "collapsed": collapsed.get(seq, []),
             }

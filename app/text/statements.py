@@ -472,6 +472,7 @@ def forget_texts() -> None:
     process's memory (nor reach swap from there)."""
     _commitments.cache_clear()
     word_set.cache_clear()
+    fold_accents.cache_clear()  # its keys are the texts themselves: search's times fold them too
 
 
 def occasions(text: str) -> frozenset[str]:

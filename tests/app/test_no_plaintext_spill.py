@@ -110,5 +110,8 @@ def test_closing_the_vault_drops_the_texts_the_gate_cached(
         service.write("Note", f"{MARKER} paid the plumber 120 euros on 3 May.")
         service.write("Note", f"{MARKER} paid the plumber 140 euros on 3 May.")
         assert statements._commitments.cache_info().currsize > 0  # the gate compared them
+        service.search("When did I pay the plumber?", scopes=["personal"])
+        assert statements.fold_accents.cache_info().currsize > 0  # and search read their times
     assert statements._commitments.cache_info().currsize == 0
     assert statements.word_set.cache_info().currsize == 0
+    assert statements.fold_accents.cache_info().currsize == 0

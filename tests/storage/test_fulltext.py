@@ -268,6 +268,42 @@ def test_a_long_text_gets_a_short_snippet_around_the_match(vault_path: Path) -> 
         assert snippet.startswith("…") and snippet.endswith("…")
 
 
+def test_scores_of_gives_the_asked_memories_their_search_scores(
+    fts: tuple[Opened, dict[str, int]],
+) -> None:
+    svc, seqs = fts
+    with svc.vault.read() as conn:
+        query = fulltext.plan(conn, "green tea at the café")
+        assert query is not None and query.ranked
+        ranked = dict(fulltext.search_scored(conn, query, SCOPES, STATUSES, 10))
+        scored = fulltext.scores_of(conn, query, list(seqs.values()))
+        common = fulltext.TextQuery(query.expression, ranked=False, terms=query.terms)
+        unranked = fulltext.scores_of(conn, common, list(seqs.values()))
+    # The two that match hold the same scores as in the search; the rest match no word.
+    assert set(scored) == {seqs["Tea with Zoë"], seqs["Le café de Flore"]} == set(ranked)
+    for seq, score in scored.items():
+        assert score == pytest.approx(ranked[seq])
+    assert unranked == {}  # a query too common to rank ranks nothing
+
+
+def test_word_shares_count_the_query_words_each_memory_holds(
+    fts: tuple[Opened, dict[str, int]],
+) -> None:
+    svc, seqs = fts
+    with svc.vault.read() as conn:
+        query = fulltext.plan(conn, "green tea and the river ")
+        assert query is not None and len(query.terms) == 3  # "and", "the" are not asked by
+        shares = fulltext.word_shares(conn, query, list(seqs.values()))
+        common = fulltext.TextQuery(query.expression, ranked=False, terms=query.terms)
+        assert fulltext.word_shares(conn, common, list(seqs.values())) == {}
+    assert shares == {seqs["Tea with Zoë"]: 1.0}
+    with svc.vault.read() as conn:
+        query = fulltext.plan(conn, "tea at the café ")
+        assert query is not None
+        shares = fulltext.word_shares(conn, query, list(seqs.values()))
+    assert shares == {seqs["Tea with Zoë"]: 0.5, seqs["Le café de Flore"]: 0.5}
+
+
 # -- the index follows the nodes ------------------------------------------------------------------
 
 

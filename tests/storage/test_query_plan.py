@@ -3,10 +3,14 @@ so BM25's cost stays flat as the vault grows (storage/fulltext.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
+from cairn.app.clock import new_id, now_iso
 from cairn.app.service import MemoryService
-from cairn.storage import fulltext
+from cairn.storage import fulltext, graph_rows, shelf_rows
 from cairn.storage.vault import Vault
 
 ALL = ["personal"]
@@ -69,3 +73,52 @@ def test_counts_are_remembered_until_the_vault_grows(service: MemoryService, vau
     with vault.read() as conn:
         assert counts.get(conn, "lantern", False, vault_size=10) == 1  # remembered
         assert counts.get(conn, "lantern", False, vault_size=12) == 2  # grew by a tenth
+
+
+def _fill(vault: Vault, count: int) -> list[str]:
+    """``count`` memories written straight as rows (the search path only reads them)."""
+    at = now_iso()
+    ids = []
+    with vault.write() as conn:
+        for number in range(count):
+            node_id = new_id()
+            graph_rows.insert_node(
+                conn,
+                {"id": node_id, "type": "Note", "title": f"Note {number}", "body": "text",
+                 "scope": "personal", "recorded_at": at, "updated_at": at},
+            )  # fmt: skip
+            ids.append(node_id)
+    return ids
+
+
+def _steps(conn: Any, call: Callable[[], object]) -> int:
+    """SQLite's virtual-machine steps (in hundreds) that ``call`` takes: a cost a busy machine
+    does not blur."""
+    count = [0]
+
+    def step() -> int:
+        count[0] += 1
+        return 0
+
+    conn.set_progress_handler(step, 100)
+    try:
+        call()
+    finally:
+        conn.set_progress_handler(None, 0)
+    return count[0]
+
+
+def test_a_hits_attributes_cost_the_same_in_a_vault_ten_times_larger(
+    service: MemoryService, vault: Vault
+) -> None:
+    """Every search reads its hits' attributes (their shelf, what their snippet leaves out):
+    looked up by id, not by walking the scope."""
+    first = _fill(vault, 300)
+    with vault.read() as conn:
+        small = _steps(conn, lambda: shelf_rows.attrs_of(conn, first[:10], ALL))
+    _fill(vault, 2_700)
+    with vault.read() as conn:
+        found = shelf_rows.attrs_of(conn, first[:10], ALL)
+        large = _steps(conn, lambda: shelf_rows.attrs_of(conn, first[:10], ALL))
+    assert set(found) == set(first[:10])
+    assert large <= 2 * small + 2, (small, large)

@@ -121,7 +121,8 @@ def test_a_note_is_titled_by_its_file_name_never_by_a_heading(ingested) -> None:
     assert names == ["Sync", "Publish", "Editor", "Canvas"]
     assert title("Keyboard.md") == "Keyboard shortcuts"  # the front matter title, not "Hotkeys"
     # Its passages are named by their headings under the note's name.
-    passages = service.search("dark theme larger font", scopes=ALL).results
+    found = service.search("dark theme larger font", scopes=ALL).results
+    passages = [hit for hit in found if hit.type == "Passage"]
     assert passages[0].title == "Settings — Appearance"
 
 

@@ -57,3 +57,46 @@ def test_within_one_group_the_order_of_one_leg_is_kept(leg: dict[int, float]) ->
         for b in leg:
             if leg[a] > leg[b]:
                 assert fused[a] >= fused[b]
+
+
+def test_a_memory_one_leg_missed_is_scored_by_what_that_leg_says_of_it() -> None:
+    text = {1: 10.0, 2: 9.0}  # 1 and 2 match the words; 3 and 4 none of them
+    vector = {3: 0.60, 4: 0.58}  # the vector leg's top: 1 just missed it, 2 is far in meaning
+    missed = fusion.combine([text, vector])
+    assert missed[1] == missed[3]  # counted as 0 in the other leg, a clear match only ties
+    fused = fusion.combine([text, vector], unranked=[{}, {1: 0.59, 2: 0.20}])
+    assert fused[1] > fused[3]  # matches the words and is nearly as near in meaning
+    assert fused[4] > fused[2]  # far in meaning, 2 stays below a near memory
+    assert set(fused) == {1, 2, 3, 4}
+
+
+@given(
+    st.lists(
+        st.dictionaries(st.integers(0, 30), st.floats(0.0, 50.0), max_size=10),
+        min_size=1,
+        max_size=3,
+    ),
+    st.dictionaries(st.integers(0, 60), st.floats(0.0, 50.0), max_size=20),
+)
+def test_the_other_legs_scores_add_no_candidate_and_never_replace_a_legs_own(
+    legs: list[dict[int, float]], others: dict[int, float]
+) -> None:
+    fused = fusion.combine(legs, unranked=[others] * len(legs))
+    assert set(fused) == {seq for leg in legs for seq in leg}
+    assert all(0.0 <= value <= 1.0 for value in fused.values())
+    # What a leg ranked itself is its score: another value for it changes nothing.
+    clashing = [others | {seq: score + 7.0 for seq, score in leg.items()} for leg in legs]
+    own = [{seq: score for seq, score in others.items() if seq not in leg} for leg in legs]
+    assert fusion.combine(legs, unranked=clashing) == fusion.combine(legs, unranked=own)
+
+
+def test_a_memory_holding_every_word_asked_is_not_displaced_by_one_word_repeated() -> None:
+    text = {1: 8.0, 2: 7.5, 3: 1.0}  # 1 repeats the rarest word; 2 holds all three once
+    vector = {1: 0.50, 2: 0.49, 3: 0.30}
+    plain = fusion.combine([text, vector])
+    assert plain[1] > plain[2]
+    shares = {1: 1 / 3, 2: 1.0, 3: 1 / 3}
+    covered = fusion.covered(plain, shares)
+    assert covered[2] > covered[1] > covered[3]
+    assert fusion.covered(plain, shares, weight=0.0) == plain
+    assert fusion.covered(plain, {}) == plain  # a memory holding none of the words gains none

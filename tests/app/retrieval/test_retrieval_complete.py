@@ -11,6 +11,7 @@ import pytest
 
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import EdgeCounts, Node, SearchResponse, StubToEnrich
+from cairn.app.retrieval import fusion
 from cairn.app.retrieval import search as retrieval
 from cairn.app.retrieval.graph_reads import EDGES_PER_DIRECTION
 from cairn.app.service import MemoryService
@@ -223,15 +224,24 @@ def test_diagnostics_explain_every_hit_only_when_asked(
     for hit in explained.results:
         d = hit.diagnostics
         assert d is not None
-        assert set(d) == {"fused", "graph", "graph_via", "cosine", "collapsed"}
+        assert set(d) == {
+            "fused",
+            "words",
+            "graph",
+            "graph_via",
+            "time_match",
+            "cosine",
+            "collapsed",
+        }
         if hit.ranks["vector"] is None:
             assert d["cosine"] is None
         else:
             assert -1.0 <= d["cosine"] <= 1.0
-        # The fused score is the mean of the legs' scaled scores: in [0, 1], and above 0 only
-        # where a leg found the hit (or, through its context, its neighbours).
+        # The fused score is the mean of the legs' scaled scores, in [0, 1]; the share of the
+        # query's words the hit holds adds up to COVERAGE_WEIGHT.
         assert 0.0 <= d["fused"] <= 1.0
-        assert hit.score == pytest.approx(d["fused"] + d["graph"], abs=1e-7)
+        assert 0.0 <= d["words"] <= fusion.COVERAGE_WEIGHT + 1e-7
+        assert hit.score == pytest.approx(d["fused"] + d["words"] + d["graph"], abs=1e-7)
         assert (d["graph_via"] is None) == (hit.ranks["graph"] is None)
         assert d["collapsed"] == hit.collapsed
     top = explained.results[0]
