@@ -134,6 +134,19 @@ def bodies(conn: Connection, seqs: Sequence[int]) -> dict[int, str]:
     )
 
 
+def openings(conn: Connection, seqs: Sequence[int], chars: int) -> dict[int, str]:
+    """The first ``chars`` characters of each node's body: what a search reads of many
+    candidates to learn who said them, without reading their whole text."""
+    if not seqs:
+        return {}
+    return dict(
+        conn.execute(
+            f"SELECT seq, substr(body, 1, ?) FROM nodes WHERE seq IN ({placeholders(seqs)})",
+            (int(chars), *seqs),
+        )
+    )
+
+
 def bodies_and_attrs(conn: Connection, seqs: Sequence[int]) -> dict[int, tuple[str, str]]:
     """Each node's body and its attributes as stored JSON text: what a search reads of its
     candidates to learn when they speak of."""
@@ -360,7 +373,32 @@ def neighbours_by_layer(
     """For each of ``node_ids``, up to ``limit`` visible nodes joined to it by ``layer`` edges
     on each side, newest edges first. The limit holds per node and side, so a hub costs no more
     than any node; all in one statement, one round trip."""
-    if not node_ids or not scopes or not statuses:
+    return _neighbours(conn, node_ids, "e.layer = ?", [layer], scopes, statuses, limit)
+
+
+def neighbours_by_types(
+    conn: Connection,
+    node_ids: Sequence[str],
+    edge_types: Sequence[str],
+    scopes: Sequence[str],
+    statuses: Sequence[str],
+    limit: int,
+) -> dict[str, list[NeighbourRow]]:
+    """As ``neighbours_by_layer``, over edges of one of ``edge_types``."""
+    condition = f"e.type IN ({placeholders(edge_types)})"
+    return _neighbours(conn, node_ids, condition, list(edge_types), scopes, statuses, limit)
+
+
+def _neighbours(
+    conn: Connection,
+    node_ids: Sequence[str],
+    condition: str,
+    values: list[Any],
+    scopes: Sequence[str],
+    statuses: Sequence[str],
+    limit: int,
+) -> dict[str, list[NeighbourRow]]:
+    if not node_ids or not scopes or not statuses or not values:
         return {}
     parts = []
     params: list[Any] = []
@@ -372,10 +410,10 @@ def neighbours_by_layer(
             parts.append(
                 f"SELECT * FROM (SELECT {position} AS position, n.seq, n.id, e.seq AS edge_seq "
                 f"FROM edges AS e JOIN nodes AS n ON n.id = e.{far} "
-                f"WHERE e.{near} = ? AND e.layer = ? AND n.scope IN ({placeholders(scopes)}) "
+                f"WHERE e.{near} = ? AND {condition} AND n.scope IN ({placeholders(scopes)}) "
                 f"AND n.status IN ({placeholders(statuses)}) ORDER BY e.seq DESC LIMIT {limit})"
             )
-            params += [node_id, layer, *scopes, *statuses]
+            params += [node_id, *values, *scopes, *statuses]
     found: dict[str, list[NeighbourRow]] = {node_id: [] for node_id in node_ids}
     for row in conn.execute(" UNION ALL ".join(parts), params):
         found[node_ids[row["position"]]].append(cast(NeighbourRow, dict(row)))

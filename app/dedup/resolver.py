@@ -12,28 +12,16 @@ and the policy that turns lookups into findings. The policy, from DESIGN §4:
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from cairn.app.models import EntityMatch, NodeStatus
+from cairn.app.text.names import normalize
 from cairn.storage import name_index
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NameRow
 
-# Hyphens, underscores and any run of spaces are one separator: "Jean-Luc", "jean_luc" and
-# "Jean  Luc" are the same name.
-_SEPARATORS = re.compile(r"[\s\-_‐-―]+")
-# Everything that is not a letter, digit or separator is dropped: "O'Brien" is "obrien",
-# "J.R.R." is "jrr".
-_NOT_WORD = re.compile(r"[^\w ]+")
-# Letters that carry no combining accent to strip, so NFKD leaves them be: spelled out the way
-# a keyboard without them would.
-_PLAIN_LETTERS = str.maketrans(
-    {"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
-)
 # Small words that an acronym skips: "Bank for International Settlements" is "BIS".
 _ACRONYM_SKIPS = frozenset({"of", "the", "and", "for", "a", "an", "de", "la", "le", "du", "von"})
 
@@ -46,14 +34,6 @@ MAX_VARIANT_LENGTH = 40
 MIN_ACRONYM = 3
 # How many warnings a write reports at most.
 MAX_FINDINGS = 5
-
-
-def normalize(name: str) -> str:
-    """Casefolded, accents stripped, separators unified, punctuation dropped."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    spaced = _SEPARATORS.sub(" ", stripped.casefold().translate(_PLAIN_LETTERS))
-    return " ".join(_NOT_WORD.sub("", spaced).split())
 
 
 @functools.lru_cache(maxsize=4096)

@@ -22,6 +22,7 @@ from cairn.app.dedup import resolver
 from cairn.app.linking.stubs import enrich_hint
 from cairn.app.models import EnrichHint, EntityMatch, Link, Relation, Similar, StubCreated
 from cairn.app.packs import NodeType, Pack
+from cairn.app.text.names import normalize
 from cairn.storage import graph_rows
 from cairn.storage.connection import Connection
 from cairn.storage.rows import NodeRow
@@ -55,7 +56,7 @@ def inline_links(body: str) -> list[str]:
     seen: dict[str, str] = {}
     for match in _WIKILINK.finditer(body):
         name = " ".join(match.group(1).split())
-        norm = resolver.normalize(name)
+        norm = normalize(name)
         if norm and norm not in seen:
             seen[norm] = name
     return list(seen.values())[:MAX_LINKS]
@@ -67,7 +68,7 @@ def tags_of(attrs: dict[str, Any], body: str) -> list[str]:
     seen: dict[str, str] = {}
     for tag in tags:
         name = tag.strip().lstrip("#").replace("/", " ")
-        norm = resolver.normalize(name)
+        norm = normalize(name)
         if norm and norm not in seen:
             seen[norm] = name
     return list(seen.values())

@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cairn.app.dedup.resolver import normalize
 from cairn.app.linking import recognise
+from cairn.app.text.names import normalize
 
 MIN_SINGLE_WORD = 3
 MAX_NAME_WORDS = 8

@@ -32,6 +32,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from cairn.app.text import said
+
 MAX_NAME_WORDS = 4
 # A capitalised word must be seen capitalised inside a sentence at least this often for every
 # time it is seen in lower case to count as a name at the head of a sentence.
@@ -102,10 +104,6 @@ _TOKEN = re.compile(
 _SENTENCE_END = frozenset({".", "!", "?", ":", ";", "(", ")"})
 _CLAUSE_END = _SENTENCE_END | _QUOTES | {","}
 _POSSESSIVE = re.compile(r"['’]s?$")
-# A chat line: a speaker's name (after a time, if any) and a colon at the start of a line.
-_SPEAKER = re.compile(
-    r"^[ \t]*(?:\d{1,2}[:.]\d{2}[ \t]+)?([A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}):[ \t]", re.M
-)
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,7 @@ class CaseEvidence:
         """Counts the words of ``text``. Only a capital right after a word in lower case is
         evidence of a name: at the head of a sentence, after a comma or a quote mark, a
         capital is put there by habit ("Wow, Congrats!")."""
-        self.speakers.update(m.group(1).casefold() for m in _SPEAKER.finditer(text))
+        self.speakers.update(m.group(1).casefold() for m in said.SAID_LINE.finditer(text))
         for sentence in _sentences(text):
             for at, word in enumerate(sentence):
                 if not _is_word(word):

@@ -14,11 +14,11 @@ from cairn.app.dedup.resolver import (
     index_entries,
     initials,
     lookup,
-    normalize,
     similarity,
     trigrams,
 )
 from cairn.app.service import MemoryService
+from cairn.app.text.names import normalize
 from cairn.storage import graph_rows
 from cairn.storage.vault import Vault
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.app.dedup.resolver import normalize
 from cairn.app.ingestion.request import IngestRequest
 from cairn.app.linking.mentions import MAX_CANDIDATES, Candidate, MentionMatcher, candidates
 from cairn.app.service import MemoryService
+from cairn.app.text.names import normalize
 from tests.app import ingest_files as files
 
 ALL = ["personal"]

@@ -228,6 +228,7 @@ def test_diagnostics_explain_every_hit_only_when_asked(
             "fused",
             "words",
             "graph",
+            "who",
             "graph_via",
             "time_match",
             "cosine",
