@@ -211,6 +211,9 @@ def search(
             scores[seq] = scores.get(seq, 0.0) + extra
         for seq in tied:
             scores[seq] += who.WHO_WEIGHT
+        # A stub holds nothing but its name: it answers a search for that name, and a longer
+        # question that names it is answered by its memories (``who``), not by the name card.
+        scores = {seq: v for seq, v in scores.items() if not who.only_named(rows[seq], query)}
         ranked = total_order(scores, rows)
         collapsed: dict[int, list[str]] = {}
         if options.collapse:

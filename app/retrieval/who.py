@@ -26,6 +26,7 @@ from cairn.app.text import said
 from cairn.app.text.names import normalize
 from cairn.storage import graph_rows, name_index
 from cairn.storage.connection import Connection
+from cairn.storage.rows import HeadRow
 
 # What a tie to a named person adds to a fused score in [0, 1]: on the dev conversations,
 # where 97% of the evidence turns of a question naming one speaker are that speaker's, 0.1-0.5
@@ -40,6 +41,7 @@ ABOUT_EDGES = ("references", "mentions", "involves")
 MAX_NAME_WORDS = 3
 _CAPITALISED_RUN = re.compile(r"[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -102,3 +104,12 @@ def spoken_by(conn: Connection, asked: Named, seqs: Iterable[int]) -> dict[int, 
         if speaker and (norm := normalize(speaker)) in asked.names:
             tied[seq] = norm
     return tied
+
+
+def only_named(row: HeadRow, query: str) -> bool:
+    """Whether ``row`` is a stub, holding nothing but a name that is less than half of
+    ``query``'s words: the question is about more than who, and the stub's memories answer it.
+    A search for the name itself ("Hendrik", "Harry Potter books") still finds the stub."""
+    if row["status"] != "stub":
+        return False
+    return 2 * len(_WORD.findall(row["title"])) < len(_WORD.findall(query))
