@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from cairn.app.text import said
+from cairn.app.text.words import FUNCTION_WORDS
 
 MAX_NAME_WORDS = 4
 # A capitalised word must be seen capitalised inside a sentence at least this often for every
@@ -47,14 +48,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_FUNCTION_WORDS = _words(
-    "a an the this that these those there here my your his her its our their mine yours i "
-    "me we us you he she it they them who whom whose which what when where why how and or but "
-    "nor so yet if then than because as of in on at to for from by with without about into onto "
-    "over under after before during since until upon via per not no yes all any some every each "
-    "both either neither many much more most few other another such only just also very too is "
-    "am are was were be been being do does did have has had will would shall should can could "
-    "may might must let lets oh hey hi hello bye ok okay please thanks thank well like "
+_FUNCTION_WORDS = FUNCTION_WORDS | _words(
     # The calendar: capitalised by rule, dates rather than names.
     "monday tuesday wednesday thursday friday saturday sunday january february march april "
     "june july august september october november december today tomorrow yesterday mon tue "
@@ -219,6 +213,7 @@ def _capitalised(token: str) -> bool:
     return (
         token[:1].isupper()
         and bare not in _FUNCTION_WORDS
+        and not (bare.endswith("s") and bare[:-1] in _FUNCTION_WORDS)  # "on Sundays", "Mondays"
         and bare not in _HONORIFICS
         and not _CONTRACTION.search(token)
     )

@@ -158,3 +158,7 @@ def test_on_a_notes_folder_tools_are_found_and_boilerplate_is_not() -> None:
     assert not NOT_NAMES & set(counts)
     assert {"Foam", "GitHub", "VS Code"} <= set(counts), counts.most_common(20)
     assert not any("Foundation" in name or "License" in name for name in counts)
+
+
+def test_the_calendar_is_no_name_in_the_plural_either() -> None:
+    assert names("The pottery class meets on Sundays, and on Mondays in June we swim.") == []
