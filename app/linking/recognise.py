@@ -85,6 +85,15 @@ _BOILERPLATE = re.compile(
     r"copyright|\(c\)|©|licen[cs]e|all rights reserved|permission is hereby granted|warrant",
     re.IGNORECASE,
 )
+# A patch's lines: added or removed (a sign straight before the text, unlike a list item's
+# "- "), a hunk's head, a file's header.
+_DIFF_LINE = re.compile(r"^(?:[+-](?:\t|[^\s+-])|[+-]{3} \S|@@ |diff --git |index [0-9a-f]{7,})")
+_QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+[ \t]?")
+_CODE_SYMBOLS = frozenset("{}[]();=<>&|*/\\_#$")
+# A line of at least this many characters (spaces aside) with this share of code's symbols is
+# code: prose has a bracket or a slash now and then, "if (rc) {" has one in three characters.
+CODE_LINE_CHARS = 8
+CODE_SYMBOL_SHARE = 0.12
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _ADDRESS = re.compile(r"\b\w+://\S+|\bwww\.\S+|\S+@\S+\.\w+|\[\[[^\]\n]*\]\]|\(\([^)\n]*\)\)")
@@ -159,11 +168,22 @@ def prose(text: str) -> str:
     text = _MARKDOWN_LINK.sub(r"\1", text)
     text = _ADDRESS.sub(" . ", text)  # a link is a unit of its own: a sentence break
     lines = []
+    in_patch = False
     for line in text.splitlines():
-        if _BOILERPLATE.search(line) or _title_line(line):
+        # A patch (quoted in a reply or not): its lines, and the context lines of its hunks.
+        unquoted = _QUOTE_MARKS.sub("", line)
+        in_patch = bool(_DIFF_LINE.match(unquoted)) or (in_patch and unquoted[:1] in " \t")
+        if in_patch or _BOILERPLATE.search(line) or _title_line(line) or _code_line(line):
             continue
         lines.append(line)
     return "\n".join(lines)
+
+
+def _code_line(line: str) -> bool:
+    """A line dense with code's symbols, as mail and pasted notes carry outside any fence."""
+    chars = "".join(line.split())
+    symbols = sum(1 for c in chars if c in _CODE_SYMBOLS)
+    return len(chars) >= CODE_LINE_CHARS and symbols >= CODE_SYMBOL_SHARE * len(chars)
 
 
 def _title_line(line: str) -> bool:
@@ -216,6 +236,7 @@ def _capitalised(token: str) -> bool:
         and not (bare.endswith("s") and bare[:-1] in _FUNCTION_WORDS)  # "on Sundays", "Mondays"
         and bare not in _HONORIFICS
         and not _CONTRACTION.search(token)
+        and "_" not in token  # an identifier ("TCP_ServerInfo"), never a name
     )
 
 

@@ -162,3 +162,17 @@ def test_on_a_notes_folder_tools_are_found_and_boilerplate_is_not() -> None:
 
 def test_the_calendar_is_no_name_in_the_plural_either() -> None:
     assert names("The pottery class meets on Sundays, and on Mondays in June we swim.") == []
+
+
+def test_a_patch_in_a_mail_and_code_outside_a_fence_make_no_name() -> None:
+    mail = (
+        "Thanks, this fixes the oops we saw with Samba.\n"
+        "> --- a/fs/cifs/Kconfig\n"
+        "> +++ b/fs/cifs/Kconfig\n"
+        "> @@ -122,6 +122,14 @@ config CIFS_FSCACHE\n"
+        ">  \tdepends on CIFS && EXPERIMENTAL\n"
+        "> +\tSay Y here to enable Local Caching.\n"
+        "if (CreationTime == 0) { rc = -EINVAL; }\n"
+        "The TCP_ServerInfo struct holds it.\n"
+    )
+    assert names(mail) == [("Samba", "Topic")]
