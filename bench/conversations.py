@@ -15,9 +15,10 @@ answer it, and does a log of look-alike events stay findable? (``make bench-qual
    (``balanced``), ``fast``, the default with one mechanism of the fusion switched off in turn
    (``ABLATIONS``: each leg's scores of the other's hits, the share of the question's words a
    memory holds, the session/document context, both contexts, score fusion itself, the time
-   match of ``retrieval.timing``), and each leg alone through ``retrieval.search``. Baselines
-   outside Cairn, with no gate (``bench.baselines``): plain BM25, plain dense cosine with the same
-   model, and plain RRF of the two; their unit is the turn.
+   match of ``retrieval.timing``, the question's who of ``retrieval.who``), and each leg alone
+   through ``retrieval.search``. Baselines outside Cairn, with no gate (``bench.baselines``):
+   plain BM25, plain dense cosine with the same model, and plain RRF of the two; their unit is
+   the turn.
 3. The templated workload (``bench.templated``): thousands of distinct look-alike events in one
    vault, then 200 questions each asking for one of them.
 
@@ -46,7 +47,7 @@ from bench.measure import load_average, machine, summary
 from bench.writes import WriteLog, hidden, statuses_of
 from cairn.app import compose
 from cairn.app.embedding.model import MiniLMEmbedder
-from cairn.app.retrieval import fusion, timing
+from cairn.app.retrieval import fusion, timing, who
 from cairn.app.retrieval import search as retrieval
 from cairn.app.service import MemoryService
 from cairn.app.text.surface import searchable_text
@@ -65,6 +66,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "cairn - both contexts": {"group_weight": 0.0, "context_weight": 0.0},
     "cairn rrf, no context": {"rrf": True},
     "cairn - time match": {"time_match": False},
+    "cairn - who": {"who": False},  # no tie, no entity memories, the question asked whole
 }
 CONFIGS = (CAIRN, "cairn fast", *ABLATIONS, "cairn text leg", "cairn vector leg")
 BASELINES = ("bm25", "dense", "rrf(bm25, dense)")
@@ -96,7 +98,7 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
     def without(switches: dict[str, Any]) -> Ranker:
         search = through_service("balanced")
         fusion_switches = {
-            k: v for k, v in switches.items() if k not in ("time_match", "coverage_weight")
+            k: v for k, v in switches.items() if k not in ("time_match", "coverage_weight", "who")
         }
 
         def ranked(question: str) -> list[str]:
@@ -110,6 +112,10 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
                         unittest.mock.patch.object(
                             fusion, "COVERAGE_WEIGHT", switches["coverage_weight"]
                         )
+                    )
+                if switches.get("who") is False:
+                    patches.enter_context(
+                        unittest.mock.patch.object(who, "named", lambda *_: who.Named(frozenset()))
                     )
                 if switches.get("time_match") is False:  # neither its weight nor its depth
                     patches.enter_context(unittest.mock.patch.object(timing, "TIME_WEIGHT", 0.0))

@@ -14,7 +14,7 @@ from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.ingestion import parts, shapes
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.store import DocumentStore, Prepared
-from cairn.app.linking import mentions
+from cairn.app.linking import mentions, recognise
 from cairn.app.packs import Pack
 from cairn.app.text.surface import searchable_text
 from cairn.ingest import notes_folder
@@ -93,7 +93,9 @@ class Preparer:
         speakers), which become entities or are found among those known by the same name."""
         assert self._store.matcher is not None
         text = "\n\n".join(d.text for d in (document, *document.parts))
-        found = mentions.candidates(text, self._store.matcher)
+        evidence = self._evidence()
+        evidence.learn(text)
+        found = mentions.candidates(text, self._store.matcher, evidence)
         named = {c.name.casefold() for c in found}
         found += [
             mentions.Candidate(name, "Person", 1)
@@ -101,6 +103,13 @@ class Preparer:
             if name.casefold() not in named
         ]
         return [c for c in found if c.type in self._pack.node_types]
+
+    def _evidence(self) -> recognise.CaseEvidence:
+        """The scope's case evidence, shared with the write path (``NoteMentions``)."""
+        if self._store.evidence is None:
+            with self._vault.read() as conn:
+                self._store.evidence = self._store.note_mentions.evidence(conn, self._scope)
+        return self._store.evidence
 
     def _embed_all(self, prepared: Prepared, found: list[mentions.Candidate]) -> None:
         """One call for the texts the writer would embed: the Document's searchable text, the

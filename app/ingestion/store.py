@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.app.clock import new_id, now_iso
+from cairn.app.dedup import resolver
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.ingestion import links, shapes
 from cairn.app.ingestion import parts as file_parts
 from cairn.app.ingestion.plan import PlannedFile
 from cairn.app.ingestion.report import FileOutcome, IngestReport
-from cairn.app.linking import mentions
+from cairn.app.linking import mentions, recognise, stubs
 from cairn.app.packs import Pack
 from cairn.app.text.surface import searchable_text
 from cairn.app.writing.history import HistoryKeeper
@@ -106,6 +107,8 @@ class DocumentStore:
         self._scope = scope
         self._report = report
         self.matcher: mentions.MentionMatcher | None = None
+        self.evidence: recognise.CaseEvidence | None = None
+        self.note_mentions = writer.mentions
         self._people: dict[str, str] = {}  # a person's name, casefolded: their entity's id
 
     def store_whole(self, conn: Connection, prepared: Prepared) -> FileOutcome:
@@ -157,7 +160,7 @@ class DocumentStore:
         assert written.node is not None
         self._report.stubs += len(written.stubs_created)
         self._report.links += len(written.links)
-        self._new_entities(prepared.candidates)
+        self._new_entities(conn, prepared.candidates)
         self._link_people(conn, written.node.id, prepared.document.people)
         started = Started(written.node.id, replaced, self._passages_of(conn, replaced))
         if in_parts:
@@ -252,7 +255,9 @@ class DocumentStore:
         assert self.matcher is not None
         for entity_id in self.matcher.find(passage.text):
             entity_type = graph_rows.type_of(conn, entity_id)
-            if entity_type and self._pack.edge_for("Passage", entity_type, ("mentions",)):
+            if not entity_type or not self._pack.edge_for("Passage", entity_type, ("mentions",)):
+                continue
+            if stubs.can_join(conn, entity_id):
                 self._report.mentions += store.add_edge(
                     conn, result.node.id, entity_id, "mentions", None
                 )
@@ -292,12 +297,22 @@ class DocumentStore:
         )
         self._report.pending_review += 1
 
-    def _new_entities(self, found: list[tuple[mentions.Candidate, Any]]) -> None:
+    def _new_entities(self, conn: Connection, found: list[tuple[mentions.Candidate, Any]]) -> None:
         """Stubs for the people, organisations and places the document seems to introduce
         (see ``mentions``), so its passages can mention them and the person can review them.
-        A name an earlier file of the batch introduced resolves to that stub."""
+        A name an earlier file of the batch introduced (or one archived: not a name, to the
+        person) is left as it is: a found name never retypes or revives an entity."""
         assert self.matcher is not None
         for candidate, vector in found:
+            exact = [m for m in resolver.lookup(conn, [candidate.name], [self._scope]) if m.exact]
+            live = sorted(
+                (m for m in exact if m.status in ("active", "stub")),
+                key=lambda m: m.type != candidate.type,  # the same kind first
+            )
+            if live and candidate.type == "Person":
+                self._people[candidate.name.casefold()] = live[0].id  # a chat's speaker
+            if exact:
+                continue
             stub = self._writer.store_found_entity(
                 NewMemory(candidate.type, candidate.name, scope=self._scope, status="stub"),
                 vector=vector,

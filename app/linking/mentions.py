@@ -15,8 +15,10 @@ model from a known publisher is installed (spaCy's models are not part of Cairn)
 (Mr, Ms, Dr, Prof ...) before capitalised words names a person; capitalised words ending in an
 organisation word (Inc, Ltd, University, Foundation ...) or "University of X" name an
 organisation; capitalised words ending in a place word (Street, River, Airport ...) or following
-"City of" name a place. It is deliberately narrow: a wrong stub costs the person a review, a
-missed one costs nothing. At most ``MAX_CANDIDATES`` per document, the most frequent first.
+"City of" name a place. These cues vouch for a name and its type. Given the scope's case
+evidence, the names ``recognise`` finds by their capitals join them (a name that recurs in the
+document first): people, places and things named without a cue ("met Ana in Lisbon"). At most
+``MAX_CANDIDATES`` per document, the most frequent first.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cairn.app.linking import recognise
 from cairn.app.text.names import normalize
 
 MIN_SINGLE_WORD = 3
@@ -122,9 +125,12 @@ class MentionMatcher:
         return list(found)
 
 
-def candidates(text: str, known: MentionMatcher) -> list[Candidate]:
+def candidates(
+    text: str, known: MentionMatcher, evidence: recognise.CaseEvidence | None = None
+) -> list[Candidate]:
     """New people, organisations and places ``text`` seems to name (see the module notes),
-    leaving out names the matcher already knows."""
+    leaving out names the matcher already knows. With ``evidence`` (which should have learnt
+    ``text``), the names found by their capitals too."""
     counts: Counter[tuple[str, str]] = Counter()
     for pattern, entity_type in (
         (_HONORIFIC, "Person"),
@@ -140,5 +146,22 @@ def candidates(text: str, known: MentionMatcher) -> list[Candidate]:
             vouched = match.lastindex == 2 and entity_type == "Place"
             if (len(words) > 1 or vouched) and not known.find(name):
                 counts[(name, entity_type)] += 1
+    if evidence is not None:
+        _count_recognised(text, known, evidence, counts)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return [Candidate(name, kind, count) for (name, kind), count in ranked[:MAX_CANDIDATES]]
+
+
+def _count_recognised(
+    text: str,
+    known: MentionMatcher,
+    evidence: recognise.CaseEvidence,
+    counts: Counter[tuple[str, str]],
+) -> None:
+    """Adds the names ``recognise`` finds, once per paragraph that states them, but those
+    a cue found already (under its cue's type) or the matcher knows."""
+    vouched = {name.casefold() for name, _ in counts}
+    for paragraph in re.split(r"\n\s*\n", text):
+        for mention in recognise.recognise(paragraph, evidence):
+            if mention.name.casefold() not in vouched and not known.find(mention.name):
+                counts[(mention.name, mention.type)] += 1

@@ -12,6 +12,18 @@ from cairn.storage.connection import Connection
 
 # A stub pointed to this often is worth describing.
 ENRICH_DEGREE = 3
+# A stub (a name no one has described) joins at most this many memories: a name found in
+# every other memory ("Foam" in Foam's own notes, a chat partner's name) would otherwise become
+# a hub that ties a whole neighbourhood together and drowns the graph leg of search. Once the
+# person describes it (it is no longer a stub) it links like any entity.
+STUB_REACH = 30
+
+
+def can_join(conn: Connection, node_id: str) -> bool:
+    """Whether one more memory may be linked to ``node_id``: anything but a stub at its reach."""
+    if graph_rows.status_of(conn, node_id) != "stub":
+        return True
+    return graph_rows.degree(conn, node_id) < STUB_REACH
 
 
 def enrich_hint(conn: Connection, node_id: str) -> str | None:

@@ -1,5 +1,6 @@
 """Forget: the one act that deletes (invariant I6). The person asks for it explicitly; the
 memory, and for a Document its passages (for a mailbox its messages and theirs), go with
+the stubs only they named (a name found in a forgotten text is part of that text), with
 their edges, vectors, full-text and name entries, addenda, review items and log lines.
 SQLite's secure_delete overwrites the freed pages, full-text deletes purge the index (FTS5
 secure-delete), and afterwards the file is rebuilt without free pages (VACUUM) and the
@@ -46,8 +47,30 @@ def forget(vault: Vault, space: EmbeddingSpace, node_id: str, scopes: list[str])
         doomed = [rows[0]]
         if rows[0]["type"] == "Document":
             doomed += _contents(conn, node_id, scopes)
-        erase(conn, space, doomed)
+        erase(conn, space, doomed + _named_only_by(conn, doomed, scopes))
     return Forgotten(len(doomed), rows[0]["title"], compact(vault))
+
+
+def _named_only_by(conn: Connection, doomed: list[NodeRow], scopes: list[str]) -> list[NodeRow]:
+    """The stubs (names no one described) that nothing but ``doomed`` links to."""
+    ids = {row["id"] for row in doomed}
+    named = {
+        e["dst"]
+        for node_id in ids
+        for e in graph_rows.edges_of(conn, node_id)
+        if e["src"] == node_id
+    } - ids
+    stubs = [
+        r for r in graph_rows.nodes_by_ids(conn, sorted(named), scopes) if r["status"] == "stub"
+    ]
+    return [
+        stub
+        for stub in stubs
+        if all(
+            {e["src"], e["dst"]} - {stub["id"]} <= ids
+            for e in graph_rows.edges_of(conn, stub["id"])
+        )
+    ]
 
 
 def erase(

@@ -173,6 +173,20 @@ def search(
         rows = {r["seq"]: r for r in graph_rows.heads_by_seqs(conn, list(found), scopes)}
         # A node can change between the legs and this read; keep only what is still visible.
         shown = {seq for seq in found if _shown(rows.get(seq), statuses, instant)}
+        spoken = who.spoken_by(conn, asked_who, shown) if asked_who else {}
+        # Who is asked about is matched by the tie below; what is asked, by meaning alone: a
+        # name in the question pulls its vector towards every line that names them.
+        what = who.what_is_asked(query, asked_who, spoken) if asked_who else query
+        if found_near is not None and what != query:
+            found_near = space.nearest_soon(what, scopes, statuses, depth).result()
+            nearest = found_near.hits if found_near is not None else None
+            vector_leg = [seq for seq, _ in nearest or []]
+            more = set(vector_leg) - found
+            found |= more
+            rows.update((r["seq"], r) for r in graph_rows.heads_by_seqs(conn, list(more), scopes))
+            more = {seq for seq in more if _shown(rows.get(seq), statuses, instant)}
+            shown |= more
+            spoken |= who.spoken_by(conn, asked_who, more) if asked_who else {}
         legs = [
             {seq: score for seq, score in nearest or [] if seq in shown},
             {seq: score for seq, score in text_scored if seq in shown},
@@ -199,18 +213,17 @@ def search(
         fused = timing.raised(fused, timed, timing.TIME_WEIGHT)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}
-        tied: dict[int, str] = {}
         if options.profile == "balanced" and fused:
             graph_scores, via = _graph_leg(conn, fused, rows, scopes, statuses, instant)
-        if asked_who and fused:
-            tied = who.spoken_by(conn, asked_who, fused) | {
-                seq: name for seq, name in by_entity.items() if seq in fused
-            }
+        tied = {seq: name for seq, name in (spoken | by_entity).items() if seq in fused}
         scores = fusion.covered(fused, coverage or {})
         for seq, extra in graph_scores.items():
             scores[seq] = scores.get(seq, 0.0) + extra
         for seq in tied:
             scores[seq] += who.WHO_WEIGHT
+        # A stub holds nothing but its name: it answers a search for that name, and a longer
+        # question that names it is answered by its memories (``who``), not by the name card.
+        scores = {seq: v for seq, v in scores.items() if not who.only_named(rows[seq], query)}
         ranked = total_order(scores, rows)
         collapsed: dict[int, list[str]] = {}
         if options.collapse:

@@ -14,18 +14,27 @@ and an entity's own memories join the candidates, scored by both legs like any o
 that neither leg ranked in its top can still come up. A name is any capitalised run of the
 question (a possessive dropped), and counts only when a candidate's speaker or an entity of
 the vault carries it: "What" is in no vault's names.
+
+Who is asked about is then left to the tie, and what is asked to meaning: the vector leg is
+asked again without the people the question names (``what_is_asked``). A person's name means
+nothing to the model, yet pulls the question's vector towards every line that says it ("Thanks,
+Ines!"). On the dev conversations this took Recall@10 from 0.792 to 0.801 and open-domain
+questions' from 0.479 to 0.542; the same done to the word leg lost 1.1 points (a name is a
+rare word there, and a good one), so the words are asked whole.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cairn.app.text import said
 from cairn.app.text.names import normalize
+from cairn.app.text.words import FUNCTION_WORDS
 from cairn.storage import graph_rows, name_index
 from cairn.storage.connection import Connection
+from cairn.storage.rows import HeadRow
 
 # What a tie to a named person adds to a fused score in [0, 1]: on the dev conversations,
 # where 97% of the evidence turns of a question naming one speaker are that speaker's, 0.1-0.5
@@ -40,6 +49,7 @@ ABOUT_EDGES = ("references", "mentions", "involves")
 MAX_NAME_WORDS = 3
 _CAPITALISED_RUN = re.compile(r"[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,7 @@ class Named:
 
     names: frozenset[str]
     entities: dict[str, str] = field(default_factory=dict)  # entity id -> the name it carries
+    people: frozenset[str] = frozenset()  # the names the vault's Person entities carry
 
     def __bool__(self) -> bool:
         return bool(self.names)
@@ -73,12 +84,13 @@ def named(conn: Connection, question: str, scopes: Sequence[str]) -> Named:
     names = names_in(question)
     if not names:
         return Named(names)
-    entities = {
-        row["id"]: row["norm"]
+    rows = [
+        row
         for row in name_index.exact(conn, sorted(names), scopes)
         if row["kind"] in ("title", "alias") and row["status"] in ("active", "stub")
-    }
-    return Named(names, entities)
+    ]
+    people = frozenset(row["norm"] for row in rows if row["type"] == "Person")
+    return Named(names, {row["id"]: row["norm"] for row in rows}, people)
 
 
 def entity_memories(
@@ -102,3 +114,32 @@ def spoken_by(conn: Connection, asked: Named, seqs: Iterable[int]) -> dict[int, 
         if speaker and (norm := normalize(speaker)) in asked.names:
             tied[seq] = norm
     return tied
+
+
+def only_named(row: HeadRow, query: str) -> bool:
+    """Whether ``row`` is a stub, holding nothing but a name that is less than half of
+    ``query``'s words: the question is about more than who, and the stub's memories answer it.
+    A search for the name itself ("Hendrik", "Harry Potter books") still finds the stub."""
+    if row["status"] != "stub":
+        return False
+    return 2 * len(_WORD.findall(row["title"])) < len(_WORD.findall(query))
+
+
+def what_is_asked(question: str, asked: Named, spoken: Mapping[int, str]) -> str:
+    """What ``question`` asks by meaning: the question without the people it names (speakers
+    of its candidates' said lines, Person entities), whose memories the tie finds. A person's
+    name means nothing to the embedding model but pulls the question's vector towards every
+    line that names them; a topic's or a place's name is the meaning, and stays. A question
+    left with no word of its own ("Who is Ines?") is asked whole."""
+    stripped = without(question, {*spoken.values(), *asked.people})
+    words = _WORD.findall(stripped.casefold())
+    return stripped if any(word not in FUNCTION_WORDS for word in words) else question
+
+
+def without(question: str, names: Iterable[str]) -> str:
+    """``question`` with each of ``names`` (normalised), possessive and all, taken out: what is
+    asked of them."""
+    for name in sorted(names, key=len, reverse=True):
+        words = r"[\s_-]+".join(map(re.escape, name.split()))
+        question = re.sub(rf"\b{words}(?:['’]s?)?(?!\w)", " ", question, flags=re.IGNORECASE)
+    return " ".join(question.split())

@@ -27,6 +27,7 @@ from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest, NodeNotFound, UnknownScope, UnknownType
 from cairn.app.linking import feedback
 from cairn.app.linking.note_mentions import NoteMentions
+from cairn.app.linking.recognise import Mention
 from cairn.app.models import (
     ALL_STATUSES,
     EntityMatch,
@@ -85,6 +86,8 @@ class _Ready:
     tags: list[str]
     by_hand: bool  # also read for the entities it names
     stub_vectors: dict[str, Any]
+    # The names its text states that the vault does not know yet, each with its vector.
+    new_names: list[tuple[Mention, Any]] = field(default_factory=list)
 
     @property
     def scope(self) -> str:
@@ -181,8 +184,11 @@ class Writer:
         text = searchable_text(title, memory.body, attrs)
         chosen = feedback.inline_links(memory.body) if links is None else list(links)
         tagged = feedback.tags_of(attrs, memory.body) if tags is None else list(tags)
+        names = self._new_names(memory, title) if links is None else []
         if vector is None:
-            vector = self._space.embed(text)
+            vector, vectors = self._embed_with(text, [m.name for m in names])
+        else:
+            vectors = self._embed_with(None, [m.name for m in names])[1]
         return _Ready(
             Draft(memory, title, attrs, text, vector),
             node_type.family,
@@ -192,7 +198,23 @@ class Writer:
             # text is also read for the entities it names.
             by_hand=links is None,
             stub_vectors=self.store.stub_vectors(chosen, memory.scope),
+            new_names=list(zip(names, vectors, strict=True)),
         )
+
+    def _new_names(self, memory: NewMemory, title: str) -> list[Mention]:
+        """The names a memory written by hand states that its scope does not know yet."""
+        if self._pack.node_types[memory.type].family == "entity":
+            return []
+        with self._vault.read() as conn:
+            return self.mentions.new_names(conn, memory.scope, f"{title}\n{memory.body}")
+
+    def _embed_with(self, text: str | None, names: list[str]) -> tuple[Any, list[Any]]:
+        """One embedding call for a memory's text (when given) and the new names it states."""
+        texts = ([text] if text is not None else []) + names
+        if not texts or self._space.embedder is None:
+            return None, [None] * len(names)
+        vectors = list(self._space.embedder.embed(texts))
+        return (vectors[0], vectors[1:]) if text is not None else (None, vectors)
 
     def _commit(self, ready: _Ready, decide: _Decide, then: Step | None = None) -> WriteResult:
         """The one transaction of a write: the scope, the decision, the links and names, the
@@ -260,6 +282,7 @@ class Writer:
         if ready.family == "entity" and outcome == "inserted":
             self.mentions.entity_written(scope, title, row["id"])
         elif ready.by_hand and ready.family != "entity" and outcome != "absorbed":
+            self._stub_new_names(conn, ready, settings)
             self.mentions.link(
                 conn,
                 row,
@@ -268,6 +291,23 @@ class Writer:
                 already={link.id for link in found.links},
             )
         return found
+
+    def _stub_new_names(
+        self, conn: Connection, ready: _Ready, settings: memory_settings.MemorySettings
+    ) -> None:
+        """The new names the memory states, each through the entity resolver as a stub (a
+        name written meanwhile resolves to its entity), so the memory can mention them. A name
+        the person archived (not a name, to them) is not brought back."""
+        for mention, vector in ready.new_names:
+            found = resolver.lookup(conn, [mention.name], [ready.scope])
+            if any(m.exact for m in found):
+                continue  # known by now, or archived: the matcher finds the live ones
+            stub = NewMemory(mention.type, mention.name, scope=ready.scope, status="stub")
+            draft = Draft(stub, mention.name, {}, mention.name, vector)
+            near = gate.nearest(conn, self._space, self._pack, vector, ready.scope)
+            applied = self._write_entity(conn, draft, near, settings, False)
+            if applied.row is not None and applied.outcome == "inserted":
+                self.mentions.entity_written(ready.scope, mention.name, applied.row["id"])
 
     def _insert_ungated(self, conn: Connection, draft: Draft) -> _Applied:
         row = self.store.insert(conn, draft, draft.memory.status)

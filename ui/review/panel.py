@@ -39,7 +39,13 @@ from cairn.app.api import Proposal, ReviewItem, StubToEnrich
 from cairn.ui.base.owned_calls import call_in_worker
 from cairn.ui.base.session import Session
 from cairn.ui.review.compare import CompareView
-from cairn.ui.review.queue import ReviewQueue, load_queue, settle, settle_proposal
+from cairn.ui.review.queue import (
+    ReviewQueue,
+    archive_stub,
+    load_queue,
+    settle,
+    settle_proposal,
+)
 
 # "section:<name>", "item:<id>", "stub:<id>" or "fade:<id>" (a retention proposal)
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -130,10 +136,21 @@ class ReviewPanel(QWidget):
         self._stub_text.setTextFormat(Qt.TextFormat.PlainText)
         self.describe_button = QPushButton("Open to describe")
         self.describe_button.clicked.connect(self._open_selected_stub)
+        # A name found by its capitals may be no name at all: one step puts it away.
+        self.not_a_name_button = QPushButton("Not a name")
+        self.not_a_name_button.setAccessibleName("Not a name: archive this name")
+        self.not_a_name_button.setToolTip(
+            "Archive it: memories stop linking to it and it is not made again"
+        )
+        self.not_a_name_button.clicked.connect(self._archive_selected_stub)
+        stub_buttons = QHBoxLayout()
+        stub_buttons.addWidget(self.describe_button)
+        stub_buttons.addWidget(self.not_a_name_button)
+        stub_buttons.addStretch(1)
         stub_page = QWidget()
         stub_layout = QVBoxLayout(stub_page)
         stub_layout.addWidget(self._stub_text)
-        stub_layout.addWidget(self.describe_button, 0, Qt.AlignmentFlag.AlignLeft)
+        stub_layout.addLayout(stub_buttons)
         stub_layout.addStretch(1)
         self._fade_text = QLabel("")
         self._fade_text.setWordWrap(True)
@@ -367,8 +384,10 @@ class ReviewPanel(QWidget):
         elif kind == "stub" and (stub := self._stub(ident)) is not None:
             self._stub_text.setText(
                 f"{stub.title} ({stub.type}): {stub.degree} links point to it, but it "
-                "has no description of its own yet. Open it and write what it is."
+                "has no description of its own yet. Open it and write what it is, or, if it "
+                "is no name to you, put it away with Not a name."
             )
+            self.not_a_name_button.setEnabled(True)
             self._show_page(2)
         elif kind == "fade" and (proposal := self._proposal(ident)) is not None:
             self._fade_text.setText(
@@ -418,6 +437,24 @@ class ReviewPanel(QWidget):
         kind, _, ident = (self._selected_key or "").partition(":")
         if kind == "stub":
             self.open_requested.emit(ident)
+
+    def _archive_selected_stub(self) -> None:
+        service = self._session.service
+        kind, _, ident = (self._selected_key or "").partition(":")
+        if service is None or kind != "stub":
+            return
+        self.not_a_name_button.setEnabled(False)
+        self._status.setText("Saving your decision…")
+        stub, history = self._stub(ident), self._session.undo_history
+
+        def decided(words: str) -> None:
+            if stub is not None and history is not None:
+                history.record_archive(ident, stub.title, archived=True)
+            self._decided(words)
+
+        call_in_worker(
+            self, archive_stub, service, ident, on_done=decided, on_failed=self._not_decided
+        )
 
     # -- deciding -----------------------------------------------------------------------------
 
@@ -486,6 +523,7 @@ class ReviewPanel(QWidget):
         self._status.setText(f"That did not work: {message}")
         self._set_buttons(True)
         self._set_fade_buttons(True)
+        self.not_a_name_button.setEnabled(True)
         self._refresh_timer.start()  # it may have been settled elsewhere meanwhile
 
     def _set_buttons(self, enabled: bool) -> None:

@@ -60,3 +60,13 @@ def settle_proposal(service: MemoryService, node_id: str, action: str) -> str:
         )
     service.keep(node_id, scopes=scopes)
     return "Kept. It is no longer counted as short-lived."
+
+
+def archive_stub(service: MemoryService, node_id: str) -> str:
+    """A name found in memories that is no name to the person: archived with its links, and
+    not made again when a memory names it later (worker side)."""
+    service.archive(node_id, scopes=service.scopes())
+    return (
+        "Archived as not a name: it no longer shows in search, and a memory that names it does "
+        "not make it again. The Archive shelf of the library lists it; Unarchive brings it back."
+    )

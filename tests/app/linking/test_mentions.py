@@ -201,7 +201,13 @@ def test_ingested_passages_mention_known_and_new_entities(
     # A one-word name: the project, not the bird.
     assert _mentioned(service, passage_of("c_birds.txt")) == set()
     assert _mentioned(service, passage_of("d_launch.txt")) == {heron.id}
-    assert report.mentions == 5 and report.stubs == 2
+    # "the Analytical Engine" is a name without a cue: recognised by its capitals, a Topic.
+    engines = [
+        h for h in service.search("Analytical Engine", scopes=ALL).results if h.type == "Topic"
+    ]
+    assert [(e.title, e.status) for e in engines] == [("Analytical Engine", "stub")]
+    assert engines[0].id in history
+    assert report.mentions == 6 and report.stubs == 3
     detail = service.get([ada.id], scopes=ALL).nodes[0]
     assert [(e.type, e.direction, e.other_type) for e in detail.edges] == [
         ("mentions", "in", "Passage")

@@ -139,6 +139,32 @@ def test_a_name_linked_three_times_is_listed_to_describe(
     assert opened.args == [stub.id]
 
 
+def test_a_found_name_that_is_no_name_is_put_away_in_one_step(
+    qtbot, open_session: Session, service: MemoryService
+) -> None:
+    """A name recognised in three notes (no [[link]]) is listed; Not a name archives it, and a
+    later note naming it makes no new one."""
+    for title, body in (
+        ("Plan", "We tried the Velvet Orbit method for the garden beds."),
+        ("Beds", "The beds look better after the Velvet Orbit method."),
+        ("Again", "Another round of the Velvet Orbit method on Sunday."),
+    ):
+        assert service.write("Note", title, body).outcome == "inserted"
+    (stub,) = service.briefing(scopes=ALL).stubs_to_enrich
+    assert stub.title == "Velvet Orbit"
+    panel = _panel(qtbot, open_session)
+    _wait_for_counts(qtbot, panel, stubs=1)
+    assert panel.select(f"stub:{stub.id}")
+    assert "Not a name" in panel.shown_text
+    panel.not_a_name_button.click()
+    _wait_for_counts(qtbot, panel, stubs=0)
+    assert service.get([stub.id], scopes=ALL).nodes[0].node.status == "archived"
+    later = service.write("Note", "Later", "No more Velvet Orbit method this year.").node
+    assert later is not None
+    (detail,) = service.get([later.id], scopes=ALL).nodes
+    assert not [e for e in detail.edges if e.type == "mentions"]
+
+
 def test_a_short_dock_shows_a_short_page_without_scrolling_it(
     qtbot, open_session: Session, service: MemoryService
 ) -> None:
