@@ -48,8 +48,9 @@ PLACES = (
     "Lima",
     "Riga",
 )
-NOTES = len(PEOPLE) * len(THINGS) * len(PLACES)  # 800, with the people: 810 memories
-MEMORIES = NOTES + len(PEOPLE)
+NOTES = len(PEOPLE) * len(THINGS) * len(PLACES)  # 800
+# With the people, and a stub for each place the notes name ("while staying in Lisbon"): 820.
+MEMORIES = NOTES + len(PEOPLE) + len(PLACES)
 TIMEOUT_S = 240
 _PROGRESS = re.compile(r"embedding (\d+)/(\d+)")
 
