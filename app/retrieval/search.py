@@ -301,7 +301,12 @@ def search(
         notes=tuple(notes),
         profile=options.profile,
         as_of=options.as_of,
-        nothing_close=bool(top) and not covered and _far(space, query, cosines),
+        # A hit by or about someone the question names is close, whatever the cosine of what
+        # is asked of them.
+        nothing_close=bool(top)
+        and not covered
+        and not any(seq in tied for seq in top)
+        and _far(space, query, cosines),
     )
 
 
