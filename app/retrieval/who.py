@@ -132,6 +132,8 @@ def what_is_asked(question: str, asked: Named, spoken: Mapping[int, str]) -> str
     line that names them; a topic's or a place's name is the meaning, and stays. A question
     left with no word of its own ("Who is Ines?") is asked whole."""
     stripped = without(question, {*spoken.values(), *asked.people})
+    if stripped == " ".join(question.split()):
+        return question  # nobody taken out: the first vector search already asked this
     words = _WORD.findall(stripped.casefold())
     return stripped if any(word not in FUNCTION_WORDS for word in words) else question
 

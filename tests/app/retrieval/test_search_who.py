@@ -153,5 +153,7 @@ def test_only_people_are_taken_out_and_never_all_a_question_asks() -> None:
         who.what_is_asked("What did Ines say about Python?", asked, {})
         == "What did say about Python?"
     )
+    # Nobody named is in it, however it is spaced: asked as typed, so not asked twice.
+    assert who.what_is_asked("What does  Marco do ", asked, {}) == "What does  Marco do "
     # Nothing of its own is left: asked whole.
     assert who.what_is_asked("Who is Ines?", asked, {}) == "Who is Ines?"
