@@ -26,6 +26,14 @@ def test_context_lifts_a_memory_whose_neighbour_matched() -> None:
     assert with_context[11] > with_context[20]
 
 
+def test_the_turn_that_asked_lifts_its_answer_whatever_follows_it() -> None:
+    # 11 answers the question 10 matched; 12 follows 11 and matched nothing. 21 sits between
+    # two middling turns. The turn that asked decides, not the mean of both sides.
+    leg = {10: 5.0, 11: 1.0, 12: 0.0, 20: 2.5, 21: 1.0, 22: 2.5, 30: 0.0}
+    fused = fusion.combine([leg], {11: [10, 12], 21: [20, 22]})
+    assert fused[11] > fused[21]
+
+
 @given(
     st.dictionaries(st.integers(0, 50), st.floats(0.0, 100.0), min_size=1, max_size=20),
 )
