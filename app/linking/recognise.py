@@ -79,6 +79,13 @@ _PLACE_WORDS = _words(
     "street road avenue lane square river lake mountain mountains island islands bay county "
     "province airport valley harbour harbor beach"
 )
+# A name someone is known by in a note: "serviced by Hendrik", "a book recommended by Ana".
+_AGENT_CUES = frozenset({"by"})
+# What follows a person's name: "Hendrik from Warmtech" (who they are with), "Ines called".
+_PERSON_FOLLOWERS = _words(
+    "from said says told asked called calls wrote writes mentioned suggested recommended thinks "
+    "thought replied answered"
+)
 # "in" is left out: "in Logseq" names a program as often as "in Lisbon" a city.
 _PLACE_PREPOSITIONS = frozenset({"from", "near", "visited", "visit", "moved"})
 _BOILERPLATE = re.compile(
@@ -310,7 +317,8 @@ def _mention(sentence: list[str], at: int, end: int, evidence: CaseEvidence) -> 
     if " ".join(words).casefold() in evidence.speakers:
         return None
     cue = before.casefold().rstrip(".")
-    kind = _kind(words, cue)
+    following = sentence[end].casefold() if end < len(sentence) else ""
+    kind = _kind(words, cue, following)
     if len(words) == 1:
         word = words[0]
         if cue in _HONORIFICS:
@@ -342,7 +350,7 @@ def _ends_clause(token: str) -> bool:
     return token in _CLAUSE_END or token[0] in "-–—"
 
 
-def _kind(words: list[str], before: str) -> str:
+def _kind(words: list[str], before: str, after: str = "") -> str:
     last = words[-1].casefold()
     if before in _HONORIFICS or before in _KIN:
         return "Person"
@@ -350,6 +358,9 @@ def _kind(words: list[str], before: str) -> str:
         return "Organization"
     if last in _PLACE_WORDS or before in _PLACE_PREPOSITIONS:
         return "Place"
+    # A short name someone acts by or that acts: "serviced by Hendrik", "Ines called".
+    if len(words) <= 3 and (before in _AGENT_CUES or after in _PERSON_FOLLOWERS):
+        return "Person"
     return "Topic"
 
 

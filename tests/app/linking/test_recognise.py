@@ -32,7 +32,7 @@ def test_names_inside_a_sentence_are_found_with_their_cues() -> None:
     )
     assert found == [
         ("Maria Jansen", "Person"),
-        ("Hendrik", "Topic"),
+        ("Hendrik", "Person"),
         ("Warmtech", "Place"),
         ("Ana", "Person"),
         ("Lisbon", "Place"),
@@ -50,7 +50,7 @@ def test_a_word_mostly_seen_in_lower_case_is_no_name() -> None:
 
 def test_the_head_of_a_sentence_needs_the_vault_to_have_seen_the_name() -> None:
     assert names("Glad you came. Wanna see it? Congrats!") == []
-    assert names("Yesterday Ines called.", "I called Ines back.") == [("Ines", "Topic")]
+    assert names("Yesterday Ines called.", "I called Ines back.") == [("Ines", "Person")]
     # A word alone at a sentence's head, never seen inside one: no name yet.
     assert names("Ines called.") == []
 
@@ -97,7 +97,7 @@ def test_runs_join_over_of_and_break_at_numbers_and_list_marks() -> None:
 def test_a_quoted_title_is_a_name_whatever_its_words() -> None:
     assert names('I loved "The Name of the Wind" by Patrick Rothfuss.') == [
         ("Name of the Wind", "Topic"),
-        ("Patrick Rothfuss", "Topic"),
+        ("Patrick Rothfuss", "Person"),
     ]
 
 
