@@ -14,9 +14,9 @@ Before scaling, each memory's score in a leg is raised by what surrounds it:
   mean: a turn answers the one before it and is answered by the one after, so what asks or
   continues it is on one side, and the mean halved it by whatever stood on the other (on the
   dev conversations the better side adds 0.9 points of Recall@10, every category up).
-- ``GROUP_WEIGHT`` times the best score in the leg of its group (``groups``: its document, or
-  its session of a dated log). A turn of the session the question is about outranks an equally
-  worded turn of another session.
+- A share of the best score in the leg of its group (``groups``: its document, or its session
+  of a dated log): ``OCCASION_WEIGHT`` for a session, ``GROUP_WEIGHT`` for a document. A turn
+  of the session the question is about outranks an equally worded turn of another session.
 
 A missing neighbour counts as the memory itself, and a memory alone in its group is its group's
 best, so a memory without context is only scaled, never moved against another without.
@@ -50,14 +50,21 @@ from collections.abc import Hashable, Mapping, Sequence
 # (0.3 and 0.7 give 0.7 and 0.5 points less Recall@10), and a memory's own score still counts
 # twice as much as its context.
 CONTEXT_WEIGHT = 0.5
-# How much of its group's best score it takes: 0.5-1.0 add about 2 points of Recall@10 on the
-# dev conversations (a plateau); the low end, so a long document's best passage does not lift
-# the rest of it over other documents' own matches.
+# How much of its group's best score a memory of a document takes: 0.5-1.0 add about 2 points
+# of Recall@10 on the dev conversations (a plateau); the low end, so a long document's best
+# passage does not lift the rest of it over other documents' own matches.
 GROUP_WEIGHT = 0.5
-# How much the share of the query's words a memory holds adds: 0.15-0.3 is a plateau on the
-# dev conversations (+1 point of Recall@5, -0.3 of Recall@10) and on Vaswani (+0.4 point of
-# nDCG@10: without it, each leg scoring every candidate costs 0.2 there); 0.2, its middle.
-COVERAGE_WEIGHT = 0.2
+# The same for a dated session (``OCCASION``, the first part of its group's key): one occasion,
+# a few dozen lines about what was said then, answers together. With the better neighbour as
+# context, 0.8 is best on the dev conversations (0.7 and 0.9 give 0.2-0.4 points less Recall@10,
+# 0.5 a point less).
+OCCASION_WEIGHT = 0.8
+OCCASION = "occasion"
+# How much the share of the query's words a memory holds adds. On the dev conversations 0.1
+# gives 0.5 points more Recall@10 than 0.2 and the same Recall@5 (0.15-0.3 was a plateau while
+# context was the neighbours' mean); on Vaswani 0.4770 against 0.4790 nDCG@10 (without it,
+# each leg scoring every candidate costs 0.3 there).
+COVERAGE_WEIGHT = 0.1
 
 
 def combine(
@@ -65,12 +72,13 @@ def combine(
     neighbours: Mapping[int, Sequence[int]] | None = None,
     groups: Mapping[int, Hashable] | None = None,
     context_weight: float = CONTEXT_WEIGHT,
-    group_weight: float = GROUP_WEIGHT,
+    group_weight: float | None = None,
     unranked: Sequence[Mapping[int, float]] = (),
 ) -> dict[int, float]:
     """Each candidate's fused score in [0, 1]: the mean over the legs that found anything of
     its min-max scaled, context-raised score. The candidates are every leg's hits; a leg scores
-    one it did not rank by ``unranked`` (the leg's list, by position), else as 0."""
+    one it did not rank by ``unranked`` (the leg's list, by position), else as 0.
+    ``group_weight`` None weighs each group by its kind (``lift``), a number every group."""
     used = [(leg, unranked[i] if i < len(unranked) else {}) for i, leg in enumerate(legs) if leg]
     candidates = {seq for leg, _ in used for seq in leg}
     if not used:
@@ -85,15 +93,23 @@ def combine(
         for seq in candidates:
             own = max(scores.get(seq, 0.0), 0.0)
             group = best.get(groups[seq], own) if seq in groups else own
+            share = lift(groups.get(seq)) if group_weight is None else group_weight
             raised[seq] = (
                 _with_neighbours(scores, seq, neighbours.get(seq, ()), context_weight)
-                + group_weight * group
+                + share * group
             )
         low, high = min(raised.values()), max(raised.values())
         span = high - low
         for seq, value in raised.items():
             fused[seq] += (value - low) / span if span > 0 else 1.0
     return {seq: value / len(used) for seq, value in fused.items()}
+
+
+def lift(group: Hashable | None) -> float:
+    """The share of its group's best score a memory takes: a dated session's lines more than a
+    document's passages (a memory in no group is its own group's best)."""
+    occasion = isinstance(group, tuple) and bool(group) and group[0] == OCCASION
+    return OCCASION_WEIGHT if occasion else GROUP_WEIGHT
 
 
 def covered(

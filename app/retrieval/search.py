@@ -321,7 +321,7 @@ def _far(space: EmbeddingSpace, query: str, cosines: Mapping[int, float]) -> boo
 
 def _context(
     conn: Connection, seqs: set[int], rows: dict[int, HeadRow], scopes: list[str]
-) -> tuple[dict[int, list[int]], dict[int, tuple[str, Any]]]:
+) -> tuple[dict[int, list[int]], dict[int, tuple[str, ...]]]:
     """What surrounds each hit: its neighbours in time that share its context (the passages
     written before and after it in the same document, or the memories of the same dated
     session: titles that name one occasion, "Ines, 3:10 pm on 4 March, 2024"), and its group
@@ -346,13 +346,14 @@ def _context(
     return context, groups
 
 
-def _group(row: HeadRow, files: set[str]) -> tuple[str, Any] | None:
+def _group(row: HeadRow, files: set[str]) -> tuple[str, ...] | None:
     """The document (same source file) or the dated session (same occasion in the title) a
-    memory belongs to, within its scope; None for a memory in neither."""
+    memory belongs to, within its scope; None for a memory in neither. A session's key opens
+    with ``fusion.OCCASION``: its lines lift each other more than a document's passages."""
     if row["source"] in files:
         return (row["scope"], row["source"])
     occasion = _title_occasion(row["title"])
-    return (row["scope"], occasion) if occasion else None
+    return (fusion.OCCASION, row["scope"], occasion) if occasion else None
 
 
 @functools.lru_cache(maxsize=4096)

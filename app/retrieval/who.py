@@ -38,8 +38,10 @@ from cairn.storage.rows import HeadRow
 
 # What a tie to a named person adds to a fused score in [0, 1]: on the dev conversations,
 # where 97% of the evidence turns of a question naming one speaker are that speaker's, 0.1-0.5
-# is a plateau (Recall@10 +1.2 to +1.1 points, multi-hop +1.3 to +4.2); 0.2, towards its middle.
-WHO_WEIGHT = 0.2
+# is a plateau of Recall@10 (+1.2 to +1.1 points) along which multi-hop rises (+1.3 to +4.2);
+# 0.3, where with sessions weighed as one occasion (``fusion.OCCASION_WEIGHT``) multi-hop
+# passes 0.55 (0.2: 0.53; 0.35-0.4: Recall@10 the same, multi-hop 0.56).
+WHO_WEIGHT = 0.3
 # An entity's memories that join the candidates, newest links first: as many as a stub may
 # reach (``linking.stubs``), so a name's memories come whole and a hub's do not flood a search.
 ENTITY_MEMORIES = 30

@@ -56,6 +56,21 @@ def test_a_memory_of_the_group_that_matched_outranks_an_equal_one_elsewhere() ->
     assert grouped[10] == max(grouped.values())
 
 
+def test_a_sessions_lines_lift_each_other_more_than_a_documents_passages() -> None:
+    # 11 and 21 are equal and each shares a group with a clear winner: a session's line is
+    # lifted more by its session than a passage by its document.
+    leg = {10: 5.0, 11: 1.0, 20: 5.0, 21: 1.0, 30: 0.0}
+    session = (fusion.OCCASION, "personal", "2 June 2023")
+    document = ("personal", "notes/boiler.md")
+    groups = {10: session, 11: session, 20: document, 21: document}
+    fused = fusion.combine([leg], groups=groups)
+    assert fused[11] > fused[21]
+    assert fusion.lift(session) > fusion.lift(document) == fusion.lift(None)
+    # One weight for every group (the bench's ablations) makes them level again.
+    level = fusion.combine([leg], groups=groups, group_weight=0.5)
+    assert level[11] == level[21]
+
+
 @given(
     st.dictionaries(st.integers(0, 50), st.floats(0.0, 100.0), min_size=1, max_size=20),
 )

@@ -70,13 +70,14 @@ def test_the_named_speakers_lines_rank_above_anothers_alike_ones(
     assert not service.search("What does Ines do to relax?", scopes=ALL).nothing_close
     assert tied[hers][1] == "ines" and tied[his][1] is None
     assert tied[hers][0] > tied[his][0]
+    weight = who.WHO_WEIGHT
     monkeypatch.setattr(who, "WHO_WEIGHT", 0.0)
     untied = _hits(service, question)
     gap_with = tied[hers][0] - tied[his][0]
     gap_without = untied[hers][0] - untied[his][0]
-    assert gap_with - gap_without == pytest.approx(0.2, abs=1e-6)
+    assert gap_with - gap_without == pytest.approx(weight, abs=1e-6)
     # ``fast`` is the two legs alone: nobody is tied.
-    monkeypatch.setattr(who, "WHO_WEIGHT", 0.2)
+    monkeypatch.setattr(who, "WHO_WEIGHT", weight)
     assert all(name is None for _, name in _hits(service, question, "fast").values())
 
 
