@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -321,7 +320,7 @@ def _far(space: EmbeddingSpace, query: str, cosines: Mapping[int, float]) -> boo
 
 def _context(
     conn: Connection, seqs: set[int], rows: dict[int, HeadRow], scopes: list[str]
-) -> tuple[dict[int, list[int]], dict[int, tuple[str, ...]]]:
+) -> tuple[dict[int, list[int]], dict[int, tuple[Hashable, ...]]]:
     """What surrounds each hit: its neighbours in time that share its context (the passages
     written before and after it in the same document, or the memories of the same dated
     session: titles that name one occasion, "Ines, 3:10 pm on 4 March, 2024"), and its group
@@ -346,7 +345,7 @@ def _context(
     return context, groups
 
 
-def _group(row: HeadRow, files: set[str]) -> tuple[str, ...] | None:
+def _group(row: HeadRow, files: set[str]) -> tuple[Hashable, ...] | None:
     """The document (same source file) or the dated session (same occasion in the title) a
     memory belongs to, within its scope; None for a memory in neither. A session's key opens
     with ``fusion.OCCASION``: its lines lift each other more than a document's passages."""
