@@ -208,7 +208,7 @@ def search(
             leg.update({seq: scored[seq] for seq in by_entity if seq in shown and seq in scored})
         coverage = fulltext.word_shares(conn, text_query, sorted(shown)) if text_query else None
         fused = fusion.combine(legs, neighbours, groups, unranked=unranked)
-        timed = timing.matches(conn, asked, rows, shown)
+        timed = timing.matches(conn, asked, rows, shown, scopes)
         fused = timing.raised(fused, timed, timing.TIME_WEIGHT)
         graph_scores: dict[int, float] = {}
         via: dict[int, str] = {}

@@ -21,13 +21,14 @@ own expressions are resolved against the day it is asked: an as-of read's date, 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Any
 
-from cairn.app.text import when
+from cairn.app.text import shelves, when
 from cairn.app.text.when import Span
-from cairn.storage import graph_rows
+from cairn.storage import graph_rows, shelf_rows
 from cairn.storage.connection import Connection
 from cairn.storage.rows import HeadRow
 
@@ -73,20 +74,37 @@ def asked_on(as_of_instant: str | None) -> date:
 
 
 def matches(
-    conn: Connection, question: TimeQuestion, rows: Mapping[int, HeadRow], seqs: set[int]
+    conn: Connection,
+    question: TimeQuestion,
+    rows: Mapping[int, HeadRow],
+    seqs: set[int],
+    scopes: Sequence[str],
 ) -> set[int]:
     """The candidates ``seqs`` whose time answers ``question``."""
     if not question.about_time or not seqs:
         return set()
     texts = graph_rows.bodies_and_attrs(conn, list(seqs))
+    # A passage speaks from its document's day (a mail's sent date, a file's), not from the
+    # day it was read in: "yesterday" in a mail of 2 June is 1 June.
+    sections = [rows[seq]["id"] for seq in texts if rows[seq]["type"] == shelves.SECTION]
+    documents = shelf_rows.containing_documents(conn, sections, scopes)
     matched = set()
     for seq, (body, attrs_json) in texts.items():
         row = rows[seq]
         attrs = json.loads(attrs_json) if attrs_json else {}
+        if row["id"] in documents:
+            _, title, document_attrs = documents[row["id"]]
+            attrs = {**_dates(json.loads(document_attrs)), **attrs}
+            if row["valid_from"] is None and not any(key in attrs for key in when.DATE_ATTRS):
+                attrs["date"] = when.own_day(title, {}, None, row["recorded_at"]).isoformat()
         own = when.own_day(row["title"], attrs, row["valid_from"], row["recorded_at"])
         if _answers(question, body, own):
             matched.add(seq)
     return matched
+
+
+def _dates(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: attrs[key] for key in when.DATE_ATTRS if key in attrs}
 
 
 def raised(fused: Mapping[int, float], matched: set[int], weight: float) -> dict[int, float]:

@@ -7,9 +7,11 @@ match is what moved the hits, by exactly its weight."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
+from cairn.app.ingestion.request import IngestRequest
 from cairn.app.retrieval import timing
 from cairn.app.service import MemoryService
 
@@ -91,6 +93,42 @@ def test_an_as_of_read_resolves_the_question_against_its_own_date(
     # Asked today, "yesterday" is neither.
     today = _hits(service, question)
     assert (today[early][1], today[late][1]) == (False, False)
+
+
+MAIL = """From: Ines Duarte <ines@example.org>
+To: me@example.org
+Subject: {subject}
+Date: {date}
+Message-ID: <{subject}@example.org>
+Content-Type: text/plain; charset=utf-8
+
+Yesterday I painted the old harbour with Ana; the light on the cranes was lovely.
+"""
+
+
+def test_a_passage_speaks_from_its_documents_day(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Two mails say the same words; read in today, each passage speaks from its mail's day.
+    for subject, sent in (
+        ("june", "Fri, 2 Jun 2023 10:00:00 +0000"),
+        ("july", "Mon, 3 Jul 2023 10:00:00 +0000"),
+    ):
+        (tmp_path / f"{subject}.eml").write_text(MAIL.format(subject=subject, date=sent))
+    report = service.ingest(IngestRequest.of([tmp_path / "june.eml", tmp_path / "july.eml"]))
+    assert [outcome.state for outcome in report.files] == ["ingested", "ingested"]
+    passages = {
+        hit.title.split(" ")[0]: hit.id
+        for hit in service.search("painted the old harbour", scopes=ALL, limit=10).results
+        if hit.type == "Passage"
+    }
+    _check_moved_by_the_match(
+        service,
+        monkeypatch,
+        "What did Ines paint on 1 June 2023?",
+        passages["june"],
+        passages["july"],
+    )
 
 
 def test_only_a_question_naming_a_time_looks_deeper() -> None:
