@@ -16,7 +16,10 @@ answer it, and does a log of look-alike events stay findable? (``make bench-qual
    (``ABLATIONS``: each leg's scores of the other's hits, the share of the question's words a
    memory holds, the session/document context, both contexts, score fusion itself, the time
    match of ``retrieval.timing``, the question's who of ``retrieval.who``), and each leg alone
-   through ``retrieval.search``. Baselines outside Cairn, with no gate (``bench.baselines``):
+   through ``retrieval.search``; and the default search as an as-of read (``--as-of`` the day
+   after the run: every turn held then, so an as-of read must find what a plain one does,
+   through its own path: validity checked per memory, deeper legs, the question's own time
+   words resolved against that day). Baselines outside Cairn, with no gate (``bench.baselines``):
    plain BM25, plain dense cosine with the same model, and plain RRF of the two; their unit is
    the turn.
 3. The templated workload (``bench.templated``): thousands of distinct look-alike events in one
@@ -37,6 +40,7 @@ import tempfile
 import time
 import unittest.mock
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +72,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "cairn - time match": {"time_match": False},
     "cairn - who": {"who": False},  # no tie, no entity memories, the question asked whole
 }
-CONFIGS = (CAIRN, "cairn fast", *ABLATIONS, "cairn text leg", "cairn vector leg")
+AS_OF = "cairn as of a later day"
+CONFIGS = (CAIRN, "cairn fast", *ABLATIONS, AS_OF, "cairn text leg", "cairn vector leg")
 BASELINES = ("bm25", "dense", "rrf(bm25, dense)")
 JSON_PATH = report.RESULTS / "conversations.json"
 
@@ -78,9 +83,11 @@ Ranker = Callable[[str], list[str]]
 def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
     """Each Cairn configuration as question -> memory ids, best first."""
 
-    def through_service(profile: str) -> Ranker:
+    def through_service(profile: str, as_of: str | None = None) -> Ranker:
         def ranked(question: str) -> list[str]:
-            response = service.search(question, scopes=[SCOPE], limit=DEPTH, profile=profile)
+            response = service.search(
+                question, scopes=[SCOPE], limit=DEPTH, profile=profile, as_of=as_of
+            )
             return [hit.id for hit in response.results]
 
         return ranked
@@ -130,9 +137,15 @@ def cairn_rankers(service: MemoryService) -> dict[str, Ranker]:
         CAIRN: through_service("balanced"),
         "cairn fast": through_service("fast"),
         **{name: without(switches) for name, switches in ABLATIONS.items()},
+        AS_OF: through_service("balanced", as_of=_a_later_day()),
         "cairn text leg": one_leg("text"),
         "cairn vector leg": one_leg("vector"),
     }
+
+
+def _a_later_day() -> str:
+    """The day after today (UTC, as stamps are): every memory written by the run held then."""
+    return (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
 
 
 def _ablated(switches: dict[str, Any]) -> Callable[..., dict[int, float]]:
