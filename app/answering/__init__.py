@@ -1,0 +1,1 @@
+"""Answers with citations: a question answered from the sentences of the memories search finds."""
