@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from cairn.app.answering.extract import Answer
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.graphview import data
@@ -334,6 +335,11 @@ class MemoryService:
             limit, include_archived, include_history, profile, as_of, diagnostics
         )
         return self._recall.search(query, scopes, options)
+
+    def ask(self, question: str, *, scopes: Sequence[str], as_of: str | None = None) -> Answer:
+        """The sentences of the memories in ``scopes`` that answer ``question``, each cited, or
+        an abstention naming the closest (``answering.extract``)."""
+        return self._recall.ask(question, scopes, as_of=as_of)
 
     def get(self, ids: Sequence[str], *, scopes: Sequence[str], use: bool = True) -> GetResponse:
         """The memories ``ids`` with their links. Each one found counts as used (retention)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.app import compose
+from cairn.app.cli import ask as asking
 from cairn.app.cli import (
     backup,
     doctor,
@@ -428,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     verb("reindex", cmd_reindex, "embed memories that lack a vector (turns vector search on)")
     verb("demo", cmd_demo, "a tour of the sample on a temporary vault")
     memory.register(verb, scoped)
+    asking.register(verb, scoped)
     edit.register(verb, scoped)
     ingest.register(verb)
     watch.register(verb)
