@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from cairn.app.answering import extract
 from cairn.app.answering.extract import Answer
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
@@ -339,7 +340,8 @@ class MemoryService:
     def ask(self, question: str, *, scopes: Sequence[str], as_of: str | None = None) -> Answer:
         """The sentences of the memories in ``scopes`` that answer ``question``, each cited, or
         an abstention naming the closest (``answering.extract``)."""
-        return self._recall.ask(question, scopes, as_of=as_of)
+        chosen = self._known_scopes.checked(scopes)
+        return extract.ask(self._vault, self._space, question, chosen, as_of=as_of)
 
     def get(self, ids: Sequence[str], *, scopes: Sequence[str], use: bool = True) -> GetResponse:
         """The memories ``ids`` with their links. Each one found counts as used (retention)

@@ -67,6 +67,7 @@ RANKS = {
     "writing": 0,
     "dedup": 0,
     "retrieval": 0,
+    "answering": 0,
     "retention": 0,
     "upkeep": 0,
     "process": 0,

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from cairn.app.embedding.space import EmbeddingSpace
+from cairn.app.errors import InvalidRequest
 from cairn.app.models import JsonObject, SearchHit
 from cairn.app.retrieval import search as retrieval
 from cairn.app.retrieval import who
@@ -136,6 +137,8 @@ def ask(
     as_of: str | None = None,
 ) -> Answer:
     """Answer ``question`` from the memories of ``scopes`` (see the module's docstring)."""
+    if not question.strip():
+        raise InvalidRequest("The question is empty: ask something, e.g. 'When did I …?'")
     options = retrieval.SearchOptions(limit=MEMORIES_READ, as_of=as_of)
     found = retrieval.search(vault, space, question, scopes, options)
     notes = tuple(found.notes)

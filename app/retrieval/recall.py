@@ -7,8 +7,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from cairn.app.answering import extract
-from cairn.app.answering.extract import Answer
 from cairn.app.embedding.space import EmbeddingSpace
 from cairn.app.errors import InvalidRequest
 from cairn.app.models import (
@@ -54,13 +52,6 @@ class Recall:
         retrieval.check(options, retrieval.MAX_LIMIT)
         chosen = self._scopes.checked(scopes)
         return retrieval.search(self._vault, self._space, query, chosen, options, self._term_counts)
-
-    def ask(self, question: str, scopes: Sequence[str], *, as_of: str | None = None) -> Answer:
-        """``question`` answered by the sentences of the memories search finds (``answering``)."""
-        if not question.strip():
-            raise InvalidRequest("The question is empty: ask something, e.g. 'When did I …?'")
-        chosen = self._scopes.checked(scopes)
-        return extract.ask(self._vault, self._space, question, chosen, as_of=as_of)
 
     def get(self, ids: Sequence[str], scopes: Sequence[str], *, use: bool = True) -> GetResponse:
         """The memories ``ids`` with their links; each one found counts as used unless
