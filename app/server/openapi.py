@@ -71,6 +71,29 @@ _SEARCH = _object(
     profile={"type": "string", "enum": list(PROFILES)},
     as_of=_TEXT_OR_NULL,
 )
+_CITATION = _object(
+    ["id", "type", "title", "locator", "quote", "before", "after", "said_by"],
+    id=_STRING,
+    type=_STRING,
+    title=_STRING,
+    locator=_STRING,
+    quote={"type": "string", "minLength": 1},
+    before=_STRING,
+    after=_STRING,
+    said_by=_TEXT_OR_NULL,
+)
+_ASK = _object(
+    ["question", "answer", "cited", "confidence", "abstained", "note", "closest", "when", "notes"],
+    question=_STRING,
+    answer=_STRING,
+    cited=_array(_CITATION),
+    confidence={"type": "number", "minimum": 0},
+    abstained={"type": "boolean"},
+    note=_STRING,
+    closest={"oneOf": [{"type": "null"}, _CITATION]},
+    when=_TEXT_OR_NULL,
+    notes=_array(_STRING),
+)
 _EDGE_SUMMARY = _object(
     ["type", "layer", "direction", "other_id", "other_type", "other_title"],
     type=_STRING,
@@ -165,6 +188,7 @@ ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
     "script": {"text/javascript": _STRING},
     "style": {"text/css": _STRING},
     "search": {JSON: _SEARCH},
+    "ask": {JSON: _ASK},
     "node": {JSON: _NODE},
     "traverse": {JSON: _TRAVERSE},
     "graph": {JSON: _NODE_LINK, "application/graphml+xml": _STRING},

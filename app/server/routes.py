@@ -142,6 +142,13 @@ def _search(
     return Reply.json(response.as_dict())
 
 
+def _ask(service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]) -> Reply:
+    question = _one(params, "q")
+    if question is None or not question.strip(BLANK):
+        raise InvalidRequest("ask needs a question: /v1/ask?q=When+did+I+….")
+    return Reply.json(service.ask(question, scopes=scopes, as_of=_as_of(params)).as_dict())
+
+
 def _node(service: MemoryService, match: re.Match[str], params: Params, scopes: list[str]) -> Reply:
     found = service.get([match["id"]], scopes=scopes, use=False)
     if not found.nodes:
@@ -186,6 +193,12 @@ def _stats(
 # -- the table --------------------------------------------------------------------------------
 
 _SCOPES = Param("scopes", "query", {"type": "string"}, "comma-separated (default: the token's)")
+_AS_OF = Param(
+    "as_of",
+    "query",
+    {"type": "string", "format": "date"},
+    "what was true at this date (YYYY-MM-DD; an ISO 8601 time works too)",
+)
 _NODE_ID = Param(
     "id", "path", {"type": "string", "pattern": "^[0-9A-Za-z]{1,64}$"}, "the memory's id", True
 )
@@ -233,15 +246,29 @@ ROUTES: Sequence[Route] = (
                 {"type": "string", "enum": list(PROFILES), "default": "balanced"},
                 "fast (two legs) or balanced (plus graph neighbours)",
             ),
-            Param(
-                "as_of",
-                "query",
-                {"type": "string", "format": "date"},
-                "what was true at this date (YYYY-MM-DD; an ISO 8601 time works too)",
-            ),
+            _AS_OF,
             _SCOPES,
         ),
         answer="search",
+    ),
+    Route(
+        "/v1/ask",
+        _ask,
+        False,
+        "a question answered by cited sentences of the memories, or an abstention with the "
+        "closest; the same as `cairn ask --json`",
+        (
+            Param(
+                "q",
+                "query",
+                {"type": "string", "minLength": 1, "pattern": f"[^{re.escape(BLANK)}]"},
+                "the question",
+                required=True,
+            ),
+            _AS_OF,
+            _SCOPES,
+        ),
+        answer="ask",
     ),
     Route("/v1/nodes/{id}", _node, False, "one memory with its edges", (_NODE_ID, _SCOPES), "node"),
     Route(

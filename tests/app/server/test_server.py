@@ -235,6 +235,21 @@ def test_a_token_sees_only_its_scopes(server: GraphServer, filled: Vault) -> Non
     assert set(stats["nodes_by_scope"]) == {"personal"}
 
 
+def test_ask_answers_from_the_tokens_scopes_only(server: GraphServer, filled: Vault) -> None:
+    asked = "/v1/ask?q=What+is+the+Yarrow+budget+capped+at%3F"
+    answered = ask(server, asked, token=filled.work).json()
+    assert not answered["abstained"]
+    assert answered["cited"][0]["id"] == filled.secret_work
+    assert "forty thousand" in answered["answer"]
+    # The personal token's answer never quotes, nor shows as closest, what only work holds.
+    hidden = ask(server, asked, token=filled.personal)
+    assert hidden.status == 200 and b"forty thousand" not in hidden.body
+    assert filled.secret_work.encode() not in hidden.body
+    refused = ask(server, "/v1/ask?q=Yarrow&scopes=work", token=filled.personal)
+    assert refused.status == 403
+    assert ask(server, "/v1/ask?q=+", token=filled.work).status == 400
+
+
 def test_search_has_the_service_envelope(
     server: GraphServer, filled: Vault, service: MemoryService
 ) -> None:
@@ -292,6 +307,7 @@ def test_openapi_lists_the_endpoints(server: GraphServer) -> None:
         "/v1/health",
         "/v1/openapi.json",
         "/v1/search",
+        "/v1/ask",
         "/v1/nodes/{id}",
         "/v1/nodes/{id}/neighbours",
         "/v1/nodes/{id}/subgraph",
