@@ -168,10 +168,9 @@ def ask(
         closest = top if best is None or top.weight > best.weight else best
         if not _about(closest, about):
             names = " and ".join(sorted(name.title() for name in about))
-            note = (
-                f"Nothing in your memory says this of {names}; the closest is what "
-                f"{closest.citation.said_by} said."
-            )
+            sayer = closest.citation.said_by
+            what = f"what {sayer} said" if sayer else "below"
+            note = f"Nothing in your memory says this of {names}; the closest is {what}."
         else:
             note = "Nothing in your memory says this for sure; the closest is below."
         return Answer(question, [], closest.weight, True, note, closest.citation, notes=notes)

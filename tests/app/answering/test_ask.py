@@ -71,6 +71,17 @@ def test_what_someone_else_did_is_no_answer(
     assert "of Ines" in answer.note and "Marco" in answer.note
 
 
+def test_an_abstention_never_names_a_speaker_a_note_does_not_have(
+    service: MemoryService, harbour: tuple[str, str]
+) -> None:
+    # Only a plain note, said by nobody, speaks of sailing at dusk.
+    plain = _write(service, "Sailing", "Sailing past the lighthouse is best at dusk.")
+    answer = service.ask("When did Ines go sailing past the lighthouse at dusk?", scopes=ALL)
+    assert answer.abstained and answer.closest is not None
+    assert answer.closest.id in (plain, harbour[1])
+    assert "None" not in answer.note and "of Ines" in answer.note
+
+
 def test_a_line_of_a_longer_note_is_located_and_an_empty_vault_abstains(
     service: MemoryService,
 ) -> None:
