@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,7 @@ SUPPORT_FLOOR = 0.45
 # words it holds, and its memory's place in the search (1 for the first, 1/2 the second, ...).
 MEANING, WORDS, PLACE = 0.5, 0.3, 0.2
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=\S)|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=\S)")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -124,8 +124,8 @@ class _Sentence:
     memory: int  # the memory's place in the search, from 0
     start: int  # where it starts in its memory's text
     end: int
+    own_day: date  # the day its memory speaks from
     weight: float = 0.0
-    own_day: Any = None
 
 
 def ask(
@@ -190,6 +190,7 @@ def _sentences(hit: SearchHit, row: Any, place: int) -> list[_Sentence]:
     text = reading_text(row["body"] or "")
     if not text.strip():
         text = row["title"]
+    own = when.own_day(row["title"], _attrs(row), row["valid_from"], row["recorded_at"])
     out = []
     lines = text.split("\n")
     offset = 0
@@ -199,7 +200,7 @@ def _sentences(hit: SearchHit, row: Any, place: int) -> list[_Sentence]:
         lead = len(speaker) + 2 if speaker else 0
         body = line[lead:]
         pos = 0
-        for piece in [*_SENTENCE_END.split(body)]:
+        for piece in _SENTENCE_END.split(body):
             at = body.find(piece, pos)
             pos = at + len(piece)
             quote = piece.strip()
@@ -212,16 +213,13 @@ def _sentences(hit: SearchHit, row: Any, place: int) -> list[_Sentence]:
                 hit.type,
                 hit.title,
                 _locator(row, number if many_lines else None),
-                _cut(quote, QUOTE_CHARS),
+                _head(quote, QUOTE_CHARS),
                 _tail(text[:offset] + body[:at], AROUND_CHARS),
-                _head(text[end:], AROUND_CHARS),
+                _head(" ".join(text[end:].split()), AROUND_CHARS),
                 speaker,
             )
-            out.append(_Sentence(citation, place, start, end))
+            out.append(_Sentence(citation, place, start, end, own))
         offset += len(line) + 1
-    own = when.own_day(row["title"], _attrs(row), row["valid_from"], row["recorded_at"])
-    for sentence in out:
-        sentence.own_day = own
     return out
 
 
@@ -316,15 +314,10 @@ def _content(text: str) -> set[str]:
     return {w for w in (m.casefold() for m in _WORD.findall(text)) if w not in FUNCTION_WORDS}
 
 
-def _cut(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
-
-
 def _tail(text: str, chars: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= chars else "…" + text[-chars:].split(" ", 1)[-1]
 
 
 def _head(text: str, chars: int) -> str:
-    text = " ".join(text.split())
     return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
